@@ -1,0 +1,24 @@
+"""thunder_core: a source-to-source compiler for PyTorch programs.
+
+``import thunder_core`` must work without torch (the bytecode interpreter in
+``thunder_core.frontend`` is standard library only), so everything that needs torch is
+imported lazily on first attribute access.
+"""
+
+__version__ = "0.1.0.dev0"
+
+# Names of the public surface (shared/DESIGN.md) that live in torch-dependent modules.
+# They are resolved on first access; a name listed here that has no module yet raises
+# AttributeError with a clear message instead of failing at import time.
+_LAZY: dict[str, str] = {}
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'thunder_core' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value

@@ -1,0 +1,164 @@
+"""Decoding a code object once into what the run loop needs.
+
+``code_info(code)`` is cached per code object. It holds the decoded instructions (with jump
+targets as instruction indices and each instruction's exception handler resolved), the
+names of the "fast locals plus" slots (locals, cells, free variables, in CPython's own
+order), and a native *binder* function that binds call arguments with CPython's own rules
+and error messages.
+"""
+
+from __future__ import annotations
+
+import dis
+import inspect
+import os
+import sys
+import types
+
+from .errors import refuse
+
+PY = sys.version_info[:2]
+
+CO_GENERATOR = inspect.CO_GENERATOR
+CO_COROUTINE = inspect.CO_COROUTINE
+CO_ASYNC_GENERATOR = inspect.CO_ASYNC_GENERATOR
+CO_ITERABLE_COROUTINE = inspect.CO_ITERABLE_COROUTINE
+CO_VARARGS = inspect.CO_VARARGS
+CO_VARKEYWORDS = inspect.CO_VARKEYWORDS
+
+_JUMPS = frozenset(dis.hasjrel) | frozenset(getattr(dis, "hasjabs", ()))
+
+
+class Inst:
+    """One decoded instruction. ``target`` is the jump target as an instruction index;
+    ``handler`` the (target index, stack depth, push lasti) of the innermost exception
+    table entry covering it, or None; ``site`` (filename, line, qualname) for events and
+    error messages."""
+
+    __slots__ = ("run", "opname", "arg", "argval", "target", "index", "offset", "lineno",
+                 "handler", "site", "cache")
+
+    def __repr__(self):
+        return f"<{self.opname} {self.argval!r} @{self.offset} line {self.lineno}>"
+
+
+class CodeInfo:
+    __slots__ = ("code", "insts", "names", "nlocalsplus", "first_free", "ncells_start",
+                 "binder", "nargs", "simple_args", "flags", "name", "site_name", "cell_slots",
+                 "arg_cells", "stub_frame")
+
+    def __init__(self, code: types.CodeType, handlers: dict):
+        self.code = code
+        self.flags = code.co_flags
+        self.name = code.co_name
+        self.site_name = code.co_qualname
+        names = list(code.co_varnames)
+        names += [c for c in code.co_cellvars if c not in names]
+        self.first_free = len(names)
+        names += list(code.co_freevars)
+        self.names = names
+        self.nlocalsplus = len(names)
+        nargs = code.co_argcount + code.co_kwonlyargcount
+        nargs += bool(code.co_flags & CO_VARARGS) + bool(code.co_flags & CO_VARKEYWORDS)
+        self.nargs = nargs
+        self.simple_args = not (code.co_flags & (CO_VARARGS | CO_VARKEYWORDS)) and not code.co_kwonlyargcount
+        self.binder = None
+        self.stub_frame = None
+        self.insts = _decode(code, handlers)
+
+    def bind(self, fn, args, kwargs):
+        """Bind a call's arguments to the first ``nargs`` slots, exactly as CPython does
+        (defaults, keyword-only, ``*args``, ``**kwargs``, and the same TypeErrors)."""
+        b = self.binder
+        if b is None:
+            b = self.binder = _make_binder(self.code)
+        b.__defaults__ = fn.__defaults__
+        b.__kwdefaults__ = fn.__kwdefaults__
+        b.__qualname__ = fn.__qualname__
+        return b(*args, **kwargs)
+
+
+def _make_binder(code):
+    """A native function with the same parameters as ``code`` that returns them as a tuple
+    in fast-locals order. Calling it performs CPython's argument binding."""
+    vn = code.co_varnames
+    npos, nposonly, nkw = code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount
+    params, i = [], 0
+    for j in range(npos):
+        params.append(vn[j])
+        if nposonly and j == nposonly - 1:
+            params.append("/")
+    i = npos
+    star = None
+    if code.co_flags & CO_VARARGS:
+        star = vn[npos + nkw]
+        params.append("*" + star)
+    elif nkw:
+        params.append("*")
+    params += vn[npos:npos + nkw]
+    if code.co_flags & CO_VARKEYWORDS:
+        params.append("**" + vn[npos + nkw + bool(star)])
+    order = list(vn[:npos + nkw])
+    if star:
+        order.append(star)
+    if code.co_flags & CO_VARKEYWORDS:
+        order.append(vn[npos + nkw + bool(star)])
+    src = f"def {code.co_name if code.co_name.isidentifier() else '_f'}({', '.join(params)}):\n return ({''.join(n + ', ' for n in order)})\n"
+    return native(src)
+
+
+GENERATED_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "<generated>")
+
+
+def native(src: str):
+    """Compile a one-function source into a native function whose frames count as the
+    interpreter's own (dropped from user tracebacks)."""
+    ns: dict = {}
+    exec(compile(src, GENERATED_FILE, "exec"), ns)
+    return next(v for v in ns.values() if isinstance(v, types.FunctionType))
+
+
+def _decode(code, handlers):
+    raw = list(dis.get_instructions(code))
+    index_of = {ins.offset: k for k, ins in enumerate(raw)}
+    table = dis._parse_exception_table(code)
+    filename, qualname = code.co_filename, code.co_qualname
+    lineno = code.co_firstlineno
+    out = []
+    for k, ins in enumerate(raw):
+        i = Inst()
+        i.opname, i.arg, i.argval, i.index, i.offset = ins.opname, ins.arg, ins.argval, k, ins.offset
+        pos = ins.positions
+        if pos is not None and pos.lineno is not None:
+            lineno = pos.lineno
+        i.lineno = lineno
+        i.site = (filename, lineno, qualname)
+        i.target = index_of.get(ins.argval) if ins.opcode in _JUMPS else None
+        i.cache = None
+        i.handler = None
+        for e in table:  # entries do not overlap; the first covering one is the handler
+            if e.start <= ins.offset < e.end:
+                i.handler = (index_of[e.target], e.depth, e.lasti)
+                break
+        run = handlers.get(ins.opname)
+        if run is None:
+            run = _refusal(ins.opname)
+        i.run = run
+        out.append(i)
+    return out
+
+
+def _refusal(opname):
+    def run(interp, frame, inst):
+        refuse(frame, inst, f"the {opname} instruction is not supported by the interpreter")
+    return run
+
+
+_infos: dict = {}
+
+
+def code_info(code, handlers) -> CodeInfo:
+    info = _infos.get(code)
+    if info is None:
+        info = _infos[code] = CodeInfo(code, handlers)
+    return info

@@ -1,0 +1,416 @@
+"""The interpreter: calls, the run loop, exception unwinding and generators.
+
+``Interpreter.call(fn, args, kwargs)`` is the single entry for every call an interpreted
+program makes. It consults the lookaside table first, then interprets Python functions
+(including ``__init__``/``__call__`` of user classes and bound methods), and calls anything
+else natively ("opaque"). The run loop executes decoded instructions; each opcode's handler
+lives in ``ops/`` (one family per file) and receives ``(interpreter, frame, inst)``.
+
+Exceptions are real Python exceptions. When one reaches an interpreted frame, the loop
+(1) gives it CPython's implicit ``__context__`` from the interpreter's own handled-exception
+chain, (2) puts a traceback entry for the user's line in front of it and drops entries of
+the interpreter's own frames, then (3) jumps to the handler from the exception table, or
+re-raises it to the caller.
+
+Generators are real generator objects: ``_drive`` is a Python generator that resumes the
+interpreted frame, so ``send``/``throw``/``close``, ``next`` and finalisation behave like
+CPython's; delegation of ``throw``/``close`` to a ``yield from`` target is done here.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import types
+
+from . import events as ev
+from .code import CO_ASYNC_GENERATOR, CO_COROUTINE, CO_ITERABLE_COROUTINE, PY, code_info
+from .errors import refuse
+from .frame import NULL, ExcItem, Frame
+from .provenance import ARG, CALL, KWARG, Provenance
+from .tracebacks import prepend, strip
+
+FunctionType, MethodType = types.FunctionType, types.MethodType
+_HEAPTYPE = 1 << 9
+SCALARS = frozenset({int, float, bool, str, bytes, complex, type(None), type(...), type(NotImplemented)})
+# Callables whose objects are not data: reading them is an event, but they need no provenance entry.
+_NOT_DATA = frozenset({MethodType, types.BuiltinMethodType, types.MethodWrapperType})
+
+# handler return signals
+RETURN, YIELD, GENERATOR = object(), object(), object()
+_ASYNC = CO_COROUTINE | CO_ASYNC_GENERATOR | CO_ITERABLE_COROUTINE
+
+
+class Interpreter:
+    """Runs Python functions by interpreting their bytecode.
+
+    ``lookasides``: ``{callable: replacement}``; before any call the interpreter looks the
+    callee up here and, if found, calls ``replacement(interpreter, args, kwargs)`` instead.
+    A replacement may re-enter the interpreter with ``interpreter.call``.
+    ``on_enter(interpreter, value, provenance) -> value``: called for every value entering
+    from outside (argument, global, outside cell, attribute/item of an outside object); the
+    jit uses it to replace tensors with proxies.
+    ``record_opaque_calls``: also log an ``opaque-call`` event for every native call.
+
+    After (or during) a call: ``events`` is the event log, ``provenance(obj)`` tells where
+    an outside object came from.
+    """
+
+    def __init__(self, lookasides=None, on_enter=None, record_opaque_calls=False):
+        from .lookasides import BUILTIN_LOOKASIDES
+        from .ops import HANDLERS
+
+        self.handlers = HANDLERS
+        self.lookasides = dict(BUILTIN_LOOKASIDES)
+        if lookasides:
+            self.lookasides.update(lookasides)
+        self.on_enter = on_enter
+        self.record_opaque_calls = record_opaque_calls
+        self.events: list[ev.Event] = []
+        self.outside: dict[int, tuple] = {}     # id -> (object, Provenance); pins the object
+        self.created_cells: dict[int, object] = {}  # id -> cell made during this call
+        self.iterators: dict[int, list] = {}   # id(iterator of an outside container) -> [prov, count, it, indexable]
+        self.frames: list[Frame] = []
+        self.exc_item = ExcItem()              # root of the handled-exception chain
+        self.outer_exc = sys.exception()       # what the caller of the interpreter is handling
+        self._last_read: dict = {}             # inst -> (owner, value) of the last read event there
+        self._propagating = None               # exception leaving an interpreted frame
+        self._raising = None                   # (exception, __context__, add traceback entry)
+
+    # ---------------------------------------------------------------- outside values
+
+    def provenance(self, obj):
+        """Where ``obj`` came from, or None if it was created during the call (or is a scalar,
+        whose provenance is in the event that read it)."""
+        e = self.outside.get(id(obj))
+        return None if e is None else e[1]
+
+    def enter(self, value, prov, kind, inst, key=None, owner=None):
+        """A value read from outside: log the read (once per site while it stays the same),
+        give it to ``on_enter``, remember its provenance."""
+        last = self._last_read.get(inst)
+        if last is None or last[0] is not owner or last[1] is not value:
+            self._last_read[inst] = (owner, value)
+            self.events.append(ev.Event(kind, prov, key, value, inst.site))
+        if self.on_enter is not None:
+            value = self.on_enter(self, value, prov)
+        t = type(value)
+        if t not in SCALARS and t not in _NOT_DATA and id(value) not in self.outside:
+            self.outside[id(value)] = (value, prov)
+        return value
+
+    def write(self, kind, prov, key, value, inst):
+        self.events.append(ev.Event(kind, prov, key, value, inst.site))
+
+    # ---------------------------------------------------------------- calls
+
+    def run(self, fn, args, kwargs):
+        """Interpret the root call ``fn(*args, **kwargs)``; arguments are the first inputs."""
+        site = ("<call>", 0, getattr(fn, "__qualname__", type(fn).__name__))
+        args = tuple(self._enter_arg(a, Provenance(ARG, None, i), site) for i, a in enumerate(args))
+        kwargs = {k: self._enter_arg(v, Provenance(KWARG, None, k), site) for k, v in kwargs.items()}
+        try:
+            return self.call(fn, args, kwargs)
+        except BaseException as e:
+            e.__traceback__ = strip(e.__traceback__)
+            raise
+        finally:
+            self._propagating = self._raising = None
+
+    def _enter_arg(self, value, prov, site):
+        self.events.append(ev.Event(ev.READ_ARG, prov, None, value, site))
+        if self.on_enter is not None:
+            value = self.on_enter(self, value, prov)
+        if type(value) not in SCALARS:
+            self.outside.setdefault(id(value), (value, prov))
+        return value
+
+    def call(self, fn, args, kwargs=None):
+        try:
+            la = self.lookasides.get(fn)
+        except TypeError:  # unhashable callable
+            la = None
+        if la is not None:
+            return la(self, args, kwargs or {})
+        t = type(fn)
+        if t is FunctionType:
+            return self.call_function(fn, args, kwargs)
+        if t is MethodType:
+            return self.call(fn.__func__, (fn.__self__, *args), kwargs)
+        if t is functools.partial:
+            kw = {**fn.keywords, **kwargs} if kwargs else fn.keywords
+            return self.call(fn.func, fn.args + tuple(args), kw)
+        if isinstance(fn, type):
+            return self._construct(fn, args, kwargs)
+        if t.__flags__ & _HEAPTYPE:
+            c = getattr(t, "__call__", None)
+            if type(c) is FunctionType:
+                return self.call_function(c, (fn, *args), kwargs)
+        return self.call_native(fn, args, kwargs)
+
+    def call_native(self, fn, args, kwargs=None):
+        r = fn(*args, **kwargs) if kwargs else fn(*args)
+        outside = self.outside
+        if self.record_opaque_calls:
+            inst = self._current_inst()
+            self.events.append(ev.Event(ev.OPAQUE_CALL, None, fn, (args, kwargs), inst.site if inst else ("<native>", 0, "?")))
+        # Effects and provenance of native calls on outside objects.
+        t = type(fn)
+        recv = getattr(fn, "__self__", None) if t is types.BuiltinMethodType else (args[0] if args and t is types.MethodDescriptorType else None)
+        src = None
+        if recv is not None:
+            src = outside.get(id(recv))
+            if src is not None:
+                name = fn.__name__
+                if _is_mutator(type(recv), name):
+                    self.write(ev.MUTATE, src[1], name, args, self._current_inst())
+        elif t is types.BuiltinFunctionType and fn in _ATTR_WRITERS and args:
+            src = outside.get(id(args[0]))
+            if src is not None:
+                kind = ev.WRITE_ATTR if fn is setattr else ev.DELETE_ATTR
+                self.write(kind, src[1], args[1] if len(args) > 1 else None, args[2:], self._current_inst())
+        if type(r) not in SCALARS and id(r) not in outside and not isinstance(fn, type) and fn not in _FRESH:
+            if src is None:
+                for a in args:
+                    src = outside.get(id(a))
+                    if src is not None:
+                        break
+            if src is not None and type(r) not in _NOT_DATA:
+                outside[id(r)] = (r, Provenance(CALL, src[1], getattr(fn, "__name__", None), fn))
+        return r
+
+    def _current_inst(self):
+        if not self.frames:
+            return None
+        f = self.frames[-1]
+        return f.insts[f.ip - 1]
+
+    def _construct(self, cls, args, kwargs):
+        """``cls(*args, **kwargs)`` with ``__new__``/``__init__`` written in Python
+        interpreted, following ``type.__call__``."""
+        meta = type(cls)
+        if meta is not type:
+            mcall = meta.__call__
+            if type(mcall) is FunctionType:
+                return self.call_function(mcall, (cls, *args), kwargs)
+            if mcall is not type.__call__:
+                return self.call_native(cls, args, kwargs)
+        if not cls.__flags__ & _HEAPTYPE:
+            return self.call_native(cls, args, kwargs)
+        new, init = cls.__new__, cls.__init__
+        if type(new) is not FunctionType and type(init) is not FunctionType:
+            return self.call_native(cls, args, kwargs)
+        if new is object.__new__:
+            obj = object.__new__(cls)
+        else:
+            obj = self.call(new, (cls, *args), kwargs)
+        if cls not in type(obj).__mro__:
+            return obj
+        init = type(obj).__init__
+        r = self.call(init, (obj, *args), kwargs)
+        if r is not None:
+            raise TypeError(f"__init__() should return None, not '{type(r).__name__}'")
+        return obj
+
+    def call_function(self, fn, args, kwargs=None, locals_map=None):
+        code = fn.__code__
+        info = code_info(code, self.handlers)
+        if info.flags & _ASYNC:
+            refuse(None, info.insts[0], f"calling async function {fn.__qualname__!r} is not supported",
+                   "Async functions and generators cannot be interpreted yet; call them outside the jitted function.")
+        f = Frame(info, fn, fn.__globals__, fn.__builtins__, locals_map)
+        if kwargs or not info.simple_args or len(args) != code.co_argcount:
+            bound = info.bind(fn, args, kwargs or {})
+            f.localsplus[:len(bound)] = bound
+        else:
+            f.localsplus[:len(args)] = args
+        r = self._run(f)
+        if r is RETURN:
+            return f.retval
+        if r is GENERATOR:
+            f.exc_item = ExcItem()
+            g = _drive(self, f)
+            g.__name__, g.__qualname__ = info.name, info.site_name
+            return g
+        raise AssertionError(r)
+
+    # ---------------------------------------------------------------- the run loop
+
+    def _run(self, f, throw=None):
+        frames = self.frames
+        frames.append(f)
+        try:
+            insts = f.insts
+            if throw is not None:
+                inst = insts[f.ip - 1]
+                try:
+                    self._raising = (throw, throw.__context__, True)
+                    raise throw
+                except BaseException as e:
+                    if not self._catch(f, inst, e):
+                        raise
+            while True:
+                inst = insts[f.ip]
+                f.ip += 1
+                try:
+                    r = inst.run(self, f, inst)
+                    if r is None:
+                        continue
+                    return r
+                except BaseException as e:
+                    if not self._catch(f, inst, e):
+                        raise
+        finally:
+            frames.pop()
+
+    def _catch(self, f, inst, e):
+        """An exception reached frame ``f`` at ``inst``: fix context and traceback like CPython,
+        then jump to its handler (True) or leave it to propagate (False)."""
+        r = self._raising
+        if r is not None and r[0] is e:
+            self._raising = None
+            e.__context__ = r[1]
+            add_tb = r[2]
+        elif e is self._propagating:
+            add_tb = True
+        else:  # raised by native code during this instruction
+            ctx = e.__context__
+            if ctx is None or ctx is self.outer_exc:
+                top = self.topmost_exception()
+                if top is not None and top is not e:
+                    set_context(e, top)
+            add_tb = True
+        tb = strip(e.__traceback__)
+        e.__traceback__ = prepend(f.info, inst.lineno, tb) if add_tb else tb
+        h = inst.handler
+        if h is None:
+            self._propagating = e
+            return False
+        self._propagating = None
+        target, depth, lasti = h
+        s = f.stack
+        del s[depth:]
+        if lasti:
+            s.append(inst.offset)
+        s.append(e)
+        f.ip = target
+        return True
+
+    def topmost_exception(self):
+        item = self.exc_item
+        while item is not None:
+            if item.value is not None:
+                return item.value
+            item = item.prev
+        return self.outer_exc
+
+    def raise_(self, exc, context, add_traceback=True):
+        """Raise ``exc`` from a handler with exactly this ``__context__``."""
+        self._raising = (exc, context, add_traceback)
+        raise exc
+
+    # ---------------------------------------------------------------- generators
+
+    def _resume(self, f, sent, exc):
+        item = f.exc_item
+        item.prev = self.exc_item
+        self.exc_item = item
+        try:
+            if exc is None:
+                f.stack[-1] = sent
+                return self._run(f)
+            recv = self._yield_from_receiver(f)
+            if recv is not NULL:
+                if isinstance(exc, GeneratorExit):
+                    try:
+                        close = getattr(recv, "close", None)
+                        if close is not None:
+                            close()
+                    except BaseException as e2:
+                        exc = e2
+                else:
+                    meth = getattr(recv, "throw", None)
+                    if meth is not None:
+                        try:
+                            f.retval = meth(exc)
+                            return YIELD
+                        except BaseException as e2:
+                            exc = e2
+                        if PY == (3, 11) and isinstance(exc, StopIteration):
+                            # 3.11 finishes the `yield from` itself (genobject.c _gen_throw)
+                            send = f.insts[f.insts[f.ip + 1].target]
+                            del f.stack[-2:]
+                            f.stack.append(exc.value)
+                            f.ip = send.target
+                            return self._run(f)
+            if item.value is not None and item.value is not exc:
+                set_context(exc, item.value)  # _PyErr_ChainStackItem
+            return self._run(f, throw=exc)
+        finally:
+            self.exc_item = item.prev
+
+    @staticmethod
+    def _yield_from_receiver(f):
+        """The iterator a generator suspended in ``yield from``/``await`` delegates to."""
+        nxt = f.insts[f.ip]
+        if nxt.opname == "RESUME" and (nxt.arg & 3) >= 2:
+            return f.stack[-2]
+        return NULL
+
+
+def _drive(interp, f):
+    sent = exc = None
+    while True:
+        r = interp._resume(f, sent, exc)
+        if r is RETURN:
+            return f.retval
+        try:
+            sent, exc = (yield f.retval), None
+        except BaseException as e:
+            sent, exc = None, e
+
+
+def set_context(e, ctx):
+    """``e.__context__ = ctx``, first breaking a cycle through ``e`` as CPython does."""
+    o, seen = ctx, 0
+    while True:
+        c = o.__context__
+        if c is None:
+            break
+        if c is e:
+            o.__context__ = None
+            break
+        o = c
+        seen += 1
+        if seen > 10000:  # a pre-existing cycle not through e
+            break
+    e.__context__ = ctx
+
+
+# -------------------------------------------------------------------- effects of native calls
+
+_MUTATORS = {
+    list: {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
+           "__setitem__", "__delitem__", "__iadd__", "__imul__"},
+    dict: {"update", "pop", "popitem", "setdefault", "clear", "__setitem__", "__delitem__", "__ior__"},
+    set: {"add", "discard", "remove", "pop", "clear", "update", "intersection_update",
+          "difference_update", "symmetric_difference_update", "__ior__", "__iand__", "__isub__", "__ixor__"},
+    bytearray: {"append", "extend", "insert", "pop", "remove", "clear", "reverse", "__setitem__",
+                "__delitem__", "__iadd__", "__imul__"},
+}
+_ATTR_WRITERS = frozenset({setattr, delattr})
+_FRESH = frozenset({sorted, reversed, iter, len, repr, str, format, id, hash, isinstance, issubclass,
+                    callable, dir, vars, list, dict, set, frozenset, tuple})
+
+
+@functools.lru_cache(maxsize=512)
+def _is_mutator(t, name):
+    import collections
+
+    extra = {collections.deque: {"append", "appendleft", "extend", "extendleft", "pop", "popleft",
+                                 "rotate", "clear", "remove", "insert", "__setitem__", "__delitem__"}}
+    for base in t.__mro__:
+        names = _MUTATORS.get(base) or extra.get(base)
+        if names is not None:
+            return name in names
+    return False

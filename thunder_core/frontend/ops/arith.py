@@ -1,0 +1,192 @@
+"""Operators, comparisons, subscripts and string formatting.
+
+Each delegates to the ``operator`` module (or a builtin) so results, the protocol of
+reflected and in-place methods, and error messages are CPython's own.
+"""
+
+import dis
+import operator
+
+from .. import events as ev
+from ..code import PY
+from ..provenance import ITEM, Provenance
+from . import op
+
+_BINARY = {
+    "+": operator.add, "&": operator.and_, "//": operator.floordiv, "<<": operator.lshift,
+    "@": operator.matmul, "*": operator.mul, "%": operator.mod, "|": operator.or_,
+    "**": operator.pow, ">>": operator.rshift, "-": operator.sub, "/": operator.truediv,
+    "^": operator.xor, "+=": operator.iadd, "&=": operator.iand, "//=": operator.ifloordiv,
+    "<<=": operator.ilshift, "@=": operator.imatmul, "*=": operator.imul, "%=": operator.imod,
+    "|=": operator.ior, "**=": operator.ipow, ">>=": operator.irshift, "-=": operator.isub,
+    "/=": operator.itruediv, "^=": operator.ixor,
+}
+BINARY_OPS = [_BINARY[sym] for _, sym in dis._nb_ops]
+_INPLACE = frozenset(i for i, (_, sym) in enumerate(dis._nb_ops) if sym.endswith("=") and sym not in ("==",))
+COMPARE = {"<": operator.lt, "<=": operator.le, "==": operator.eq, "!=": operator.ne,
+           ">": operator.gt, ">=": operator.ge}
+
+
+@op("BINARY_OP")
+def binary_op(I, f, inst):
+    s = f.stack
+    b = s.pop()
+    a = s[-1]
+    r = s[-1] = BINARY_OPS[inst.arg](a, b)
+    if r is a and inst.arg in _INPLACE:
+        e = I.outside.get(id(a))
+        if e is not None:
+            I.write(ev.MUTATE, e[1], dis._nb_ops[inst.arg][1], (b,), inst)
+
+
+@op("UNARY_NEGATIVE")
+def unary_negative(I, f, inst):
+    s = f.stack
+    s[-1] = -s[-1]
+
+
+@op("UNARY_POSITIVE")
+def unary_positive(I, f, inst):
+    s = f.stack
+    s[-1] = +s[-1]
+
+
+@op("UNARY_INVERT")
+def unary_invert(I, f, inst):
+    s = f.stack
+    s[-1] = ~s[-1]
+
+
+@op("UNARY_NOT")
+def unary_not(I, f, inst):
+    s = f.stack
+    s[-1] = not s[-1]
+
+
+if PY >= (3, 13):
+    @op("COMPARE_OP")
+    def compare_op(I, f, inst):
+        s = f.stack
+        b = s.pop()
+        r = COMPARE[inst.argval](s[-1], b)
+        s[-1] = bool(r) if inst.arg & 16 else r
+else:
+    @op("COMPARE_OP")
+    def compare_op(I, f, inst):
+        s = f.stack
+        b = s.pop()
+        s[-1] = COMPARE[inst.argval](s[-1], b)
+
+
+@op("IS_OP")
+def is_op(I, f, inst):
+    s = f.stack
+    b = s.pop()
+    s[-1] = (s[-1] is not b) if inst.arg else (s[-1] is b)
+
+
+@op("CONTAINS_OP")
+def contains_op(I, f, inst):
+    s = f.stack
+    container = s.pop()
+    r = operator.contains(container, s[-1])
+    s[-1] = not r if inst.arg else r
+
+
+def getitem(I, inst, container, key):
+    v = container[key]
+    e = I.outside.get(id(container))
+    if e is not None:
+        v = I.enter(v, Provenance(ITEM, e[1], key), ev.READ_ITEM, inst, key, container)
+    return v
+
+
+@op("BINARY_SUBSCR")
+def binary_subscr(I, f, inst):
+    s = f.stack
+    key = s.pop()
+    s[-1] = getitem(I, inst, s[-1], key)
+
+
+@op("BINARY_SLICE")
+def binary_slice(I, f, inst):
+    s = f.stack
+    stop, start = s.pop(), s.pop()
+    s[-1] = getitem(I, inst, s[-1], slice(start, stop))
+
+
+def setitem(I, inst, container, key, v):
+    container[key] = v
+    e = I.outside.get(id(container))
+    if e is not None:
+        I.write(ev.WRITE_ITEM, e[1], key, v, inst)
+
+
+@op("STORE_SUBSCR")
+def store_subscr(I, f, inst):
+    s = f.stack
+    key, container, v = s.pop(), s.pop(), s.pop()
+    setitem(I, inst, container, key, v)
+
+
+@op("STORE_SLICE")
+def store_slice(I, f, inst):
+    s = f.stack
+    stop, start, container, v = s.pop(), s.pop(), s.pop(), s.pop()
+    setitem(I, inst, container, slice(start, stop), v)
+
+
+@op("DELETE_SUBSCR")
+def delete_subscr(I, f, inst):
+    s = f.stack
+    key, container = s.pop(), s.pop()
+    del container[key]
+    e = I.outside.get(id(container))
+    if e is not None:
+        I.write(ev.DELETE_ITEM, e[1], key, None, inst)
+
+
+_CONVERT = {0: None, 1: str, 2: repr, 3: ascii}
+
+
+@op("FORMAT_VALUE")
+def format_value(I, f, inst):
+    s = f.stack
+    spec = s.pop() if inst.arg & 4 else ""
+    v = s[-1]
+    conv = _CONVERT[inst.arg & 3]
+    if conv is not None:
+        v = conv(v)
+    s[-1] = v if (spec == "" and type(v) is str) else format(v, spec)
+
+
+@op("CONVERT_VALUE")
+def convert_value(I, f, inst):
+    s = f.stack
+    s[-1] = _CONVERT[inst.arg](s[-1])
+
+
+@op("FORMAT_SIMPLE")
+def format_simple(I, f, inst):
+    s = f.stack
+    v = s[-1]
+    if type(v) is not str:
+        s[-1] = format(v, "")
+
+
+@op("FORMAT_WITH_SPEC")
+def format_with_spec(I, f, inst):
+    s = f.stack
+    spec = s.pop()
+    s[-1] = format(s[-1], spec)
+
+
+@op("BUILD_STRING")
+def build_string(I, f, inst):
+    s, n = f.stack, inst.arg
+    if n:
+        r = "".join(s[-n:])
+        del s[-n:]
+    else:
+        r = ""
+    s.append(r)

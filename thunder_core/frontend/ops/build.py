@@ -1,0 +1,199 @@
+"""Building and unpacking collections, and the ``*``/``**`` merges of calls and literals."""
+
+import functools
+
+from .. import events as ev
+from ..code import PY, native
+from ..provenance import ITEM, Provenance
+from . import op
+
+
+def _pop_n(s, n):
+    if not n:
+        return []
+    items = s[-n:]
+    del s[-n:]
+    return items
+
+
+@op("BUILD_TUPLE")
+def build_tuple(I, f, inst):
+    s = f.stack
+    s.append(tuple(_pop_n(s, inst.arg)))
+
+
+@op("BUILD_LIST")
+def build_list(I, f, inst):
+    s = f.stack
+    s.append(_pop_n(s, inst.arg))
+
+
+@op("BUILD_SET")
+def build_set(I, f, inst):
+    s = f.stack
+    items = _pop_n(s, inst.arg)
+    r = set()
+    for x in items:  # element by element: same order of __hash__/__eq__ calls as CPython
+        r.add(x)
+    s.append(r)
+
+
+@op("BUILD_MAP")
+def build_map(I, f, inst):
+    s = f.stack
+    items = _pop_n(s, 2 * inst.arg)
+    d = {}
+    for i in range(0, len(items), 2):
+        d[items[i]] = items[i + 1]
+    s.append(d)
+
+
+@op("BUILD_CONST_KEY_MAP")
+def build_const_key_map(I, f, inst):
+    s = f.stack
+    keys = s.pop()
+    values = _pop_n(s, inst.arg)
+    d = {}
+    for k, v in zip(keys, values):
+        d[k] = v
+    s.append(d)
+
+
+@op("BUILD_SLICE")
+def build_slice(I, f, inst):
+    s = f.stack
+    s.append(slice(*_pop_n(s, inst.arg)))
+
+
+@op("LIST_APPEND")
+def list_append(I, f, inst):
+    s = f.stack
+    v = s.pop()
+    s[-inst.arg].append(v)
+
+
+@op("SET_ADD")
+def set_add(I, f, inst):
+    s = f.stack
+    v = s.pop()
+    s[-inst.arg].add(v)
+
+
+@op("MAP_ADD")
+def map_add(I, f, inst):
+    s = f.stack
+    v = s.pop()
+    k = s.pop()
+    s[-inst.arg][k] = v
+
+
+@op("LIST_TO_TUPLE")
+def list_to_tuple(I, f, inst):
+    s = f.stack
+    s[-1] = tuple(s[-1])
+
+
+def _not_iterable(x) -> bool:
+    t = type(x)
+    return getattr(t, "__iter__", None) is None and not (hasattr(t, "__getitem__") and not issubclass(t, dict))
+
+
+@op("LIST_EXTEND")
+def list_extend(I, f, inst):
+    s = f.stack
+    it = s.pop()
+    try:
+        s[-inst.arg].extend(it)
+        err = None
+    except TypeError:
+        if not _not_iterable(it):
+            raise
+        err = TypeError(f"Value after * must be an iterable, not {type(it).__name__}")
+    if err is not None:
+        raise err
+
+
+@op("SET_UPDATE")
+def set_update(I, f, inst):
+    s = f.stack
+    it = s.pop()
+    s[-inst.arg].update(it)
+
+
+@op("DICT_UPDATE")
+def dict_update(I, f, inst):
+    s = f.stack
+    m = s.pop()
+    if not hasattr(m, "keys"):  # PyDict_Update takes mappings only, not sequences of pairs
+        raise TypeError(f"'{type(m).__name__}' object is not a mapping")
+    s[-inst.arg].update(m)
+
+
+def function_str(fn) -> str:
+    """CPython's _PyObject_FunctionStr: how call errors name a callable."""
+    qualname = getattr(fn, "__qualname__", None)
+    if not isinstance(qualname, str):
+        return str(fn)
+    module = getattr(fn, "__module__", None)
+    if isinstance(module, str) and module != "builtins":
+        return f"{module}.{qualname}()"
+    return f"{qualname}()"
+
+
+_FUNC_DEPTH = 4 if PY >= (3, 13) else 3  # distance from the dict being merged to the callable
+
+
+@op("DICT_MERGE")
+def dict_merge(I, f, inst):
+    s = f.stack
+    m = s.pop()
+    d = s[-inst.arg]
+    if not hasattr(m, "keys"):
+        fn = s[-inst.arg - _FUNC_DEPTH + 1]
+        raise TypeError(f"{function_str(fn)} argument after ** must be a mapping, not {type(m).__name__}")
+    for k in m.keys():
+        if k in d:
+            fn = s[-inst.arg - _FUNC_DEPTH + 1]
+            raise TypeError(f"{function_str(fn)} got multiple values for keyword argument '{k}'")
+        d[k] = m[k]
+
+
+@functools.lru_cache(maxsize=None)
+def unpacker(before, after=-1):
+    """A native function unpacking like ``a, b = x`` (after == -1) or ``a, *b, c = x``, so the
+    iteration protocol and the error messages are CPython's."""
+    names = [f"a{i}" for i in range(before)]
+    if after < 0:
+        target = ", ".join(names) + ("," if before == 1 else "")
+        if before == 0:
+            return native("def u(x):\n [] = x\n return ()\n")
+        return native(f"def u(x):\n {target} = x\n return ({target},)\n")
+    rest = [f"b{i}" for i in range(after)]
+    target = ", ".join(names + ["*r"] + rest)
+    return native(f"def u(x):\n {target} = x\n return ({', '.join(names + ['r'] + rest)},)\n")
+
+
+def _push_items(I, f, inst, seq, items):
+    e = I.outside.get(id(seq))
+    if e is not None and type(seq) in (list, tuple):
+        items = [I.enter(v, Provenance(ITEM, e[1], i), ev.READ_ITEM, inst, i, seq) for i, v in enumerate(items)]
+    f.stack.extend(reversed(items))
+
+
+@op("UNPACK_SEQUENCE")
+def unpack_sequence(I, f, inst):
+    s, n = f.stack, inst.arg
+    seq = s.pop()
+    if type(seq) in (tuple, list) and len(seq) == n:
+        items = seq
+    else:
+        items = unpacker(n)(seq)
+    _push_items(I, f, inst, seq, items)
+
+
+@op("UNPACK_EX")
+def unpack_ex(I, f, inst):
+    s = f.stack
+    seq = s.pop()
+    items = unpacker(inst.arg & 0xFF, inst.arg >> 8)(seq)
+    f.stack.extend(reversed(items))

@@ -1,0 +1,145 @@
+"""Jumps and the iteration protocol."""
+
+import types
+
+from .. import events as ev
+from ..code import PY
+from ..frame import NULL
+from ..provenance import ITEM, ITER, Provenance
+from . import op
+
+FunctionType = types.FunctionType
+_HEAPTYPE = 1 << 9
+_py_methods: dict = {}
+
+
+def py_method(t, name):
+    """``t.name`` if it is a Python function (so the interpreter should run it), else None."""
+    key = (t, name)
+    m = _py_methods.get(key, NULL)
+    if m is NULL:
+        m = getattr(t, name, None) if t.__flags__ & _HEAPTYPE else None
+        m = _py_methods[key] = m if type(m) is FunctionType else None
+    return m
+
+
+@op("JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP", "JUMP_NO_INTERRUPT")
+def jump(I, f, inst):
+    f.ip = inst.target
+
+
+@op("POP_JUMP_IF_FALSE", "POP_JUMP_FORWARD_IF_FALSE", "POP_JUMP_BACKWARD_IF_FALSE")
+def pop_jump_if_false(I, f, inst):
+    if not f.stack.pop():
+        f.ip = inst.target
+
+
+@op("POP_JUMP_IF_TRUE", "POP_JUMP_FORWARD_IF_TRUE", "POP_JUMP_BACKWARD_IF_TRUE")
+def pop_jump_if_true(I, f, inst):
+    if f.stack.pop():
+        f.ip = inst.target
+
+
+@op("POP_JUMP_IF_NONE", "POP_JUMP_FORWARD_IF_NONE", "POP_JUMP_BACKWARD_IF_NONE")
+def pop_jump_if_none(I, f, inst):
+    if f.stack.pop() is None:
+        f.ip = inst.target
+
+
+@op("POP_JUMP_IF_NOT_NONE", "POP_JUMP_FORWARD_IF_NOT_NONE", "POP_JUMP_BACKWARD_IF_NOT_NONE")
+def pop_jump_if_not_none(I, f, inst):
+    if f.stack.pop() is not None:
+        f.ip = inst.target
+
+
+@op("JUMP_IF_TRUE_OR_POP")
+def jump_if_true_or_pop(I, f, inst):
+    s = f.stack
+    if s[-1]:
+        f.ip = inst.target
+    else:
+        s.pop()
+
+
+@op("JUMP_IF_FALSE_OR_POP")
+def jump_if_false_or_pop(I, f, inst):
+    s = f.stack
+    if not s[-1]:
+        f.ip = inst.target
+    else:
+        s.pop()
+
+
+def get_iter(I, x):
+    m = py_method(type(x), "__iter__")
+    it = iter(x) if m is None else _checked_iter(I.call_function(m, (x,)), x)
+    e = I.outside.get(id(x))
+    if e is not None:
+        I.iterators[id(it)] = [e[1], 0, it, type(x) in (list, tuple)]
+    return it
+
+
+def _checked_iter(it, x):
+    if not hasattr(type(it), "__next__"):
+        raise TypeError(f"iter() returned non-iterator of type '{type(it).__name__}'")
+    return it
+
+
+@op("GET_ITER")
+def get_iter_op(I, f, inst):
+    s = f.stack
+    s[-1] = get_iter(I, s[-1])
+
+
+_END = object()
+
+
+def next_or_end(I, it):
+    """next(it), or _END when exhausted; ``__next__`` written in Python is interpreted."""
+    m = py_method(type(it), "__next__")
+    if m is None:
+        return next(it, _END)
+    try:
+        return I.call_function(m, (it,))
+    except StopIteration:
+        return _END
+
+
+def _entered(I, inst, it, v):
+    st = I.iterators.get(id(it))
+    if st is None:
+        return v
+    n = st[1]
+    st[1] = n + 1
+    return I.enter(v, Provenance(ITEM if st[3] else ITER, st[0], n), ev.READ_ITEM, inst, n, it)
+
+
+if PY >= (3, 12):
+    @op("FOR_ITER")
+    def for_iter(I, f, inst):
+        s = f.stack
+        it = s[-1]
+        v = next_or_end(I, it)
+        if v is _END:
+            s.append(None)  # END_FOR (and POP_TOP on 3.13) at the target pop it and the iterator
+            f.ip = inst.target
+        else:
+            s.append(_entered(I, inst, it, v) if I.iterators else v)
+
+    @op("END_FOR")
+    def end_for(I, f, inst):
+        s = f.stack
+        s.pop()
+        if PY == (3, 12):
+            s.pop()
+else:
+    @op("FOR_ITER")
+    def for_iter(I, f, inst):
+        s = f.stack
+        it = s[-1]
+        v = next_or_end(I, it)
+        if v is _END:
+            s.pop()
+            f.ip = inst.target
+        else:
+            s.append(_entered(I, inst, it, v) if I.iterators else v)
