@@ -26,6 +26,7 @@ CO_ITERABLE_COROUTINE = inspect.CO_ITERABLE_COROUTINE
 CO_VARARGS = inspect.CO_VARARGS
 CO_VARKEYWORDS = inspect.CO_VARKEYWORDS
 
+_HERE = os.path.dirname(os.path.abspath(__file__))
 _JUMPS = frozenset(dis.hasjrel) | frozenset(getattr(dis, "hasjabs", ()))
 
 
@@ -45,7 +46,7 @@ class Inst:
 class CodeInfo:
     __slots__ = ("code", "insts", "names", "nlocalsplus", "first_free", "ncells_start",
                  "binder", "nargs", "simple_args", "flags", "name", "site_name", "cell_slots",
-                 "arg_cells", "stub_frame")
+                 "arg_cells", "stub_frame", "native")
 
     def __init__(self, code: types.CodeType, handlers: dict):
         self.code = code
@@ -64,6 +65,8 @@ class CodeInfo:
         self.simple_args = not (code.co_flags & (CO_VARARGS | CO_VARKEYWORDS)) and not code.co_kwonlyargcount
         self.binder = None
         self.stub_frame = None
+        # The interpreter never interprets itself (e.g. a nested `interpret(...)` wrapper).
+        self.native = code.co_filename.startswith(_HERE)
         self.insts = _decode(code, handlers)
 
     def bind(self, fn, args, kwargs):

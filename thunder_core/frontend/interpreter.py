@@ -215,6 +215,8 @@ class Interpreter:
     def call_function(self, fn, args, kwargs=None, locals_map=None):
         code = fn.__code__
         info = code_info(code, self.handlers)
+        if info.native:
+            return self.call_native(fn, args, kwargs)
         if info.flags & _ASYNC:
             refuse(None, info.insts[0], f"calling async function {fn.__qualname__!r} is not supported",
                    "Async functions and generators cannot be interpreted yet; call them outside the jitted function.")

@@ -217,3 +217,10 @@ def call_intrinsic_2(I, f, inst):
         refuse(f, inst, f"{name} (PEP 695 type parameter syntax) is not supported",
                "Define generic classes/functions outside the jitted function.")
     s[-1] = prep_reraise_star(v2, v1)
+
+
+@op("EXIT_INIT_CHECK")
+def exit_init_check(I, f, inst):  # 3.13: only in the interpreter's own __init__ shim frames
+    r = f.stack.pop()
+    if r is not None:
+        raise TypeError(f"__init__() should return None, not '{type(r).__name__}'")
