@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Run the demo on a fresh machine: sets up .venv (torch pinned to the CPU wheel 2.13.0) and
+# runs `python -m thunder_core demo`. Usage: bash scripts/demo.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -x .venv/bin/python ] || python3.11 -m venv .venv 2>/dev/null || python3 -m venv .venv
+.venv/bin/python -m pip install -q -c constraints.txt torch==2.13.0 pluggy
+.venv/bin/python -m pip install -q -c constraints.txt --no-build-isolation -e . 2>/dev/null \
+  || .venv/bin/python -m pip install -q -c constraints.txt -e .
+exec .venv/bin/python -m thunder_core demo "$@"

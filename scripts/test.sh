@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Run every test on a fresh machine: creates the virtual environments it needs, installs
+# the project (torch pinned to the CPU wheel 2.13.0), runs the full suite on Python 3.11,
+# then the interpreter's own tests (standard library only, no torch) on 3.12 and 3.13.
+# Usage: bash scripts/test.sh [extra pytest args]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+find_python() {  # find_python 3.12 -> a command running that Python, or nothing
+  local v=$1 full
+  if command -v "python$v" >/dev/null 2>&1; then echo "python$v"; return; fi
+  if command -v pyenv >/dev/null 2>&1; then
+    full=$(pyenv versions --bare 2>/dev/null | grep -E "^$v(\.[0-9]+)?$" | tail -n 1 || true)
+    if [ -n "$full" ]; then echo "$(pyenv root)/versions/$full/bin/python"; return; fi
+  fi
+}
+
+venv() {  # venv DIR PYTHON: create DIR if missing
+  [ -x "$1/bin/python" ] || "$2" -m venv "$1"
+}
+
+py311=$(find_python 3.11)
+[ -n "$py311" ] || { echo "Python 3.11 not found" >&2; exit 1; }
+venv .venv "$py311"
+.venv/bin/python -m pip install -q -c constraints.txt torch==2.13.0 pytest hypothesis pluggy
+.venv/bin/python -m pip install -q -c constraints.txt --no-build-isolation -e . 2>/dev/null \
+  || .venv/bin/python -m pip install -q -c constraints.txt -e .
+
+echo "== Python 3.11: full suite"
+.venv/bin/python -m pytest -q "$@"
+
+for v in 3.12 3.13; do
+  py=$(find_python $v)
+  if [ -z "$py" ]; then
+    if [ "${CI:-}" = "true" ]; then echo "Python $v not found: the interpreter must be tested on it" >&2; exit 1; fi
+    echo "== Python $v not found: skipping its interpreter tests"; continue
+  fi
+  venv ".venv-$v" "$py"
+  ".venv-$v/bin/python" -m pip install -q pytest hypothesis
+  echo "== Python $v: interpreter tests (no torch)"
+  PYTHONPATH="$root" ".venv-$v/bin/python" -m pytest -q tests/frontend "$@"
+done

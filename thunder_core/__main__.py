@@ -1,0 +1,24 @@
+"""Command line: ``python -m thunder_core demo``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def _demo(args) -> int:
+    from ._demo import main
+
+    return main()
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m thunder_core")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("demo", help="run the demo").set_defaults(run=_demo)
+    ns = parser.parse_args(argv)
+    return ns.run(ns)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
