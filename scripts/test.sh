@@ -8,12 +8,16 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 
 find_python() {  # find_python 3.12 -> a command running that Python, or nothing
-  local v=$1 full
-  if command -v "python$v" >/dev/null 2>&1; then echo "python$v"; return; fi
+  local v=$1 full cand
   if command -v pyenv >/dev/null 2>&1; then
     full=$(pyenv versions --bare 2>/dev/null | grep -E "^$v(\.[0-9]+)?$" | tail -n 1 || true)
-    if [ -n "$full" ]; then echo "$(pyenv root)/versions/$full/bin/python"; return; fi
+    [ -n "$full" ] && cand="$(pyenv root)/versions/$full/bin/python"
   fi
+  for c in ${cand:-} "python$v"; do
+    if "$c" -c "import sys; assert sys.version_info[:2] == tuple(map(int, '$v'.split('.')))" >/dev/null 2>&1; then
+      echo "$c"; return
+    fi
+  done
 }
 
 venv() {  # venv DIR PYTHON: create DIR if missing
