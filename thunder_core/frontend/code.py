@@ -37,7 +37,7 @@ class Inst:
     error messages."""
 
     __slots__ = ("run", "opname", "arg", "argval", "target", "index", "offset", "lineno",
-                 "handler", "site", "cache")
+                 "handler", "site", "cache", "inline")
 
     def __repr__(self):
         return f"<{self.opname} {self.argval!r} @{self.offset} line {self.lineno}>"
@@ -143,12 +143,22 @@ def _decode(code, handlers):
             if e.start <= ins.offset < e.end:
                 i.handler = (index_of[e.target], e.depth, e.lasti)
                 break
+        i.inline = _INLINE.get(ins.opname, 0)
         run = handlers.get(ins.opname)
         if run is None:
             run = _refusal(ins.opname)
         i.run = run
         out.append(i)
     return out
+
+
+# Instructions the run loop executes inline (see Interpreter._run).
+_INLINE = {"LOAD_FAST": 1, "LOAD_FAST_CHECK": 1, "LOAD_CONST": 2, "STORE_FAST": 3,
+           "NOP": 4, "RESUME": 4, "PRECALL": 4, "EXTENDED_ARG": 4, "CACHE": 4,
+           "POP_JUMP_IF_FALSE": 5, "POP_JUMP_FORWARD_IF_FALSE": 5, "POP_JUMP_BACKWARD_IF_FALSE": 5,
+           "POP_JUMP_IF_TRUE": 6, "POP_JUMP_FORWARD_IF_TRUE": 6, "POP_JUMP_BACKWARD_IF_TRUE": 6,
+           "JUMP_FORWARD": 7, "JUMP_BACKWARD": 7, "JUMP_BACKWARD_NO_INTERRUPT": 7,
+           "POP_TOP": 8, "RETURN_VALUE": 9, "RETURN_CONST": 10}
 
 
 def _refusal(opname):

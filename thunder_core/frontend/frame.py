@@ -35,7 +35,7 @@ class Frame:
     """
 
     __slots__ = ("info", "insts", "localsplus", "stack", "ip", "globals", "builtins", "func",
-                 "locals_map", "kwnames", "exc_item", "retval", "generator")
+                 "locals_map", "kwnames", "exc_item", "retval")
 
     def __init__(self, info, func, globals_, builtins_, locals_map=None):
         self.info = info
@@ -48,9 +48,7 @@ class Frame:
         self.builtins = builtins_
         self.locals_map = locals_map
         self.kwnames = ()
-        self.exc_item = None
-        self.retval = None
-        self.generator = False
+        # exc_item (generators only) and retval are set before they are read
 
     @property
     def lineno(self) -> int:

@@ -24,7 +24,7 @@ import sys
 import types
 
 from . import events as ev
-from .code import CO_ASYNC_GENERATOR, CO_COROUTINE, CO_ITERABLE_COROUTINE, PY, code_info
+from .code import _infos, CO_ASYNC_GENERATOR, CO_COROUTINE, CO_ITERABLE_COROUTINE, PY, code_info
 from .errors import refuse
 from .frame import NULL, ExcItem, Frame
 from .provenance import ARG, CALL, KWARG, Provenance
@@ -89,7 +89,10 @@ class Interpreter:
         """A value read from outside: log the read (once per site while it stays the same),
         give it to ``on_enter``, remember its provenance."""
         last = self._last_read.get(inst)
-        if last is None or last[0] is not owner or last[1] is not value:
+        if last is not None and last[0] is owner and last[1] is value:
+            if self.on_enter is None:
+                return value  # same read as last time at this site: logged and registered already
+        else:
             self._last_read[inst] = (owner, value)
             self.events.append(ev.Event(kind, prov, key, value, inst.site))
         if self.on_enter is not None:
@@ -214,7 +217,7 @@ class Interpreter:
 
     def call_function(self, fn, args, kwargs=None, locals_map=None):
         code = fn.__code__
-        info = code_info(code, self.handlers)
+        info = _infos.get(code) or code_info(code, self.handlers)
         if info.native:
             return self.call_native(fn, args, kwargs)
         if info.flags & _ASYNC:
@@ -251,9 +254,47 @@ class Interpreter:
                 except BaseException as e:
                     if not self._catch(f, inst, e):
                         raise
+            stack, loc = f.stack, f.localsplus  # both lists are only ever mutated in place
             while True:
                 inst = insts[f.ip]
                 f.ip += 1
+                # The three most frequent instructions run inline (a handler call costs more
+                # than the work); anything unusual (an unbound local) takes the handler path.
+                k = inst.inline
+                if k:
+                    if k == 1:
+                        v = loc[inst.arg]
+                        if v is not NULL:
+                            stack.append(v)
+                            continue
+                    elif k == 2:
+                        stack.append(inst.argval)
+                        continue
+                    elif k == 3:
+                        loc[inst.arg] = stack.pop()
+                        continue
+                    elif k == 4:  # no-ops: RESUME, NOP, PRECALL, ...
+                        continue
+                    elif k == 5:
+                        if not stack.pop():
+                            f.ip = inst.target
+                        continue
+                    elif k == 6:
+                        if stack.pop():
+                            f.ip = inst.target
+                        continue
+                    elif k == 7:
+                        f.ip = inst.target
+                        continue
+                    elif k == 8:
+                        stack.pop()
+                        continue
+                    elif k == 9:
+                        f.retval = stack.pop()
+                        return RETURN
+                    else:
+                        f.retval = inst.argval
+                        return RETURN
                 try:
                     r = inst.run(self, f, inst)
                     if r is None:

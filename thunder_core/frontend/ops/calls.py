@@ -35,7 +35,10 @@ if PY >= (3, 13):
         fn = s[-1]
         if self_ is not NULL:
             args = (self_, *args)
-        s[-1] = I.call(fn, args)
+        if type(fn) is FunctionType and fn not in I.lookasides:  # the common case, one call less
+            s[-1] = I.call_function(fn, args)
+        else:
+            s[-1] = I.call(fn, args)
 
     @op("CALL_KW")
     def call_kw(I, f, inst):
@@ -54,8 +57,12 @@ else:
 
     @op("CALL")
     def call(I, f, inst):
-        s = f.stack
-        args = _pop_args(s, inst.arg)
+        s, n = f.stack, inst.arg
+        if n:
+            args = tuple(s[-n:])
+            del s[-n:]
+        else:
+            args = ()
         b = s.pop()
         a = s[-1]
         if a is NULL:
@@ -68,6 +75,8 @@ else:
             f.kwnames = ()
             args, kwargs = _split_kw(args, kw)
             s[-1] = I.call(fn, args, kwargs)
+        elif type(fn) is FunctionType and fn not in I.lookasides:  # the common case, one call less
+            s[-1] = I.call_function(fn, args)
         else:
             s[-1] = I.call(fn, args)
 
