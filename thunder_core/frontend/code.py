@@ -27,6 +27,17 @@ CO_VARARGS = inspect.CO_VARARGS
 CO_VARKEYWORDS = inspect.CO_VARKEYWORDS
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
+#: Directories whose code always runs natively when called from interpreted code. Packages of
+#: the compiler add themselves with ``run_natively(directory)``.
+NATIVE_PATHS: tuple[str, ...] = (_HERE,)
+
+
+def run_natively(directory: str) -> None:
+    """Code under ``directory`` is called natively, never interpreted (compiler internals)."""
+    global NATIVE_PATHS
+    directory = os.path.abspath(directory)
+    if directory not in NATIVE_PATHS:
+        NATIVE_PATHS = NATIVE_PATHS + (directory,)
 _JUMPS = frozenset(dis.hasjrel) | frozenset(getattr(dis, "hasjabs", ()))
 
 
@@ -65,8 +76,9 @@ class CodeInfo:
         self.simple_args = not (code.co_flags & (CO_VARARGS | CO_VARKEYWORDS)) and not code.co_kwonlyargcount
         self.binder = None
         self.stub_frame = None
-        # The interpreter never interprets itself (e.g. a nested `interpret(...)` wrapper).
-        self.native = code.co_filename.startswith(_HERE)
+        # Never interpret the interpreter itself (e.g. a nested `interpret(...)` wrapper) or the
+        # compiler's own code (proxies, symbols): they run natively.
+        self.native = code.co_filename.startswith(NATIVE_PATHS)
         self.insts = _decode(code, handlers)
 
     def bind(self, fn, args, kwargs):

@@ -1,0 +1,16 @@
+"""thunder_core's PyTorch executors. ``torch`` runs every symbol with PyTorch, op by op, on
+the device of its inputs: torch-level symbols call the torch function they stand for,
+primitives run their implementations in :mod:`.prims`."""
+
+from __future__ import annotations
+
+__version__ = "0.1.0.dev0"
+
+
+def implementations() -> dict:
+    """symbol id -> callable for every symbol known now (torch-level and primitives)."""
+    from thunder_core.ops import TORCH_IMPLS
+
+    from .prims import IMPLS
+
+    return {**TORCH_IMPLS, **IMPLS}

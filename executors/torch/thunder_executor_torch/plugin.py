@@ -1,0 +1,1 @@
+"""Entry point module of the thunder_core plugin (group ``thunder_core``, name ``torch``)."""

@@ -1,0 +1,294 @@
+"""How torch-level ops are defined: one decorator, three tables.
+
+``@torch_op(torch.sum, torch.Tensor.sum, method="sum", inputs=("input",))`` on a
+*signature function* defines the symbol ``ltorch.sum`` (id ``"torch.sum"``):
+
+* the function's **signature mirrors torch's** (parameter names, order, defaults,
+  keyword-only markers, ``*args``). It binds a user's call exactly as torch would, and turns
+  it into a symbol call in our convention: parameters named in ``inputs`` (tensors, numbers
+  and sequences of tensors: what flows through the computation) are positional, every other
+  parameter is static metadata passed by keyword (only when different from its default);
+* the function's **body is the decomposition** in terms of other symbols (prims or other
+  torch-level symbols), called with the bound arguments by name; a body that is only a
+  docstring and/or ``...`` means "no decomposition";
+* ``meta`` defaults to running the torch function itself under ``FakeTensorMode`` on fake
+  tensors with the proxies' metadata, which is exact for shapes, dtypes (type promotion),
+  devices and ``requires_grad`` of any op; give ``meta=`` to override.
+
+Tables filled here (each keyed by what its consumer looks up):
+
+``TORCH_CALLS``: torch callable (``torch.sum``, ``torch.Tensor.sum``, ``F.gelu``, ...) ->
+    the *torch-convention entry* (a function taking torch's arguments and calling the
+    symbol); the jit turns these into interpreter lookasides.
+``TENSOR_METHODS`` (in ``thunder_core.ir.proxies``): method name -> the same entry, so
+    ``proxy.sum(1)`` and ``proxy + 1`` record symbols.
+``TORCH_IMPLS``: symbol id -> a callable running the original torch function from a symbol
+    call (our convention back to torch's); the torch executor uses it.
+
+Symbols are also attributes of ``thunder_core.ops.ltorch`` (by python name), which is how a
+printed trace refers to them (``ltorch.sum(t0, dim=1)``).
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+import types
+from typing import Callable
+
+import torch
+
+from ..ir import TENSOR_METHODS, Symbol, TensorProxy, tensor_proxy
+from ..ir.proxies import NumberProxy, Proxy
+
+__all__ = ["torch_op", "prim", "T", "F", "TORCH_CALLS", "TORCH_IMPLS", "SYMBOLS", "PRIMS", "OpDef", "fake_meta",
+           "torch_call_of"]
+
+TORCH_CALLS: dict[object, Callable] = {}
+TORCH_IMPLS: dict[str, Callable] = {}
+SYMBOLS: dict[str, Symbol] = {}       # id -> symbol (every torch-level symbol)
+PRIMS: dict[str, Symbol] = {}         # id -> primitive
+OPDEFS: dict[str, "OpDef"] = {}       # id -> its definition (signature, inputs, torch function)
+
+
+class OpDef:
+    """Everything known about one torch-level op besides its Symbol."""
+
+    __slots__ = ("symbol", "torch_fn", "signature", "inputs", "varargs", "positional", "keyword_only")
+
+    def __init__(self, symbol, torch_fn, signature, inputs):
+        self.symbol, self.torch_fn, self.signature, self.inputs = symbol, torch_fn, signature, inputs
+        params = list(signature.parameters.values())
+        self.varargs = next((p.name for p in params if p.kind is p.VAR_POSITIONAL), None)
+        self.positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        self.keyword_only = [p.name for p in params if p.kind is p.KEYWORD_ONLY]
+
+    def to_symbol_call(self, args, kwargs):
+        """torch's arguments -> (positional inputs, static keywords) of the symbol call."""
+        bound = self.signature.bind(*args, **kwargs)
+        if self.varargs is not None:
+            va = bound.arguments.get(self.varargs, ())
+            # `x.view(2, 3)` and `x.view((2, 3))` mean the same: normalise to one tuple
+            if len(va) == 1 and isinstance(va[0], (tuple, list, torch.Size)):
+                va = tuple(va[0])
+            bound.arguments[self.varargs] = tuple(va)
+        pos, kw = [], {}
+        for name, p in self.signature.parameters.items():
+            if name in self.inputs:
+                pos.append(bound.arguments.get(name, p.default))
+            elif name in bound.arguments:
+                v = bound.arguments[name]
+                if p.kind is p.VAR_KEYWORD:
+                    kw.update(v)
+                elif p.default is inspect.Parameter.empty or not _same(v, p.default):
+                    kw[name] = v
+        return pos, kw
+
+    def to_torch_call(self, pos, kw):
+        """A symbol call's (positional inputs, static keywords) -> torch's (args, kwargs)."""
+        values = dict(zip(self.inputs, pos))
+        values.update(kw)
+        args, kwargs = [], {}
+        for name in self.positional:
+            if name in values:
+                args.append(values[name])
+            elif self.signature.parameters[name].default is inspect.Parameter.empty:
+                raise TypeError(f"{self.symbol.id}: missing argument {name!r}")
+            else:
+                args.append(self.signature.parameters[name].default)
+        if self.varargs is not None:
+            args.extend(values.get(self.varargs, ()))
+        for name in self.keyword_only:
+            if name in values:
+                kwargs[name] = values[name]
+        for name, v in values.items():
+            if name not in self.signature.parameters:
+                kwargs[name] = v
+        return args, kwargs
+
+
+def _same(a, b) -> bool:
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except Exception:  # noqa: BLE001 - e.g. comparing proxies
+        return False
+
+
+def _has_body(fn) -> bool:
+    """False when the function body is only a docstring and/or ``...``/``pass``."""
+    try:
+        src = textwrap.dedent(inspect.getsource(fn))
+    except (OSError, TypeError):
+        return True
+    body = ast.parse(src).body[0].body
+    rest = [s for s in body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+            and not isinstance(s, ast.Pass)]
+    return bool(rest)
+
+
+# ---------------------------------------------------------------- fake-tensor meta
+
+_fake_mode = None
+
+
+def _mode():
+    global _fake_mode
+    if _fake_mode is None:
+        from torch._subclasses.fake_tensor import FakeTensorMode
+
+        _fake_mode = FakeTensorMode(allow_non_fake_inputs=True)
+    return _fake_mode
+
+
+def _to_fake(x, mode):
+    if isinstance(x, TensorProxy):
+        with mode:
+            t = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+        if x.requires_grad:
+            t.requires_grad_(True)
+        return t
+    if isinstance(x, NumberProxy):
+        if x.value is None:
+            raise NotImplementedError(f"a symbolic number ({x.name}) reached a fake-tensor meta function")
+        return x.value
+    if isinstance(x, (list, tuple)):
+        return type(x)(_to_fake(y, mode) for y in x)
+    if isinstance(x, dict):
+        return {k: _to_fake(v, mode) for k, v in x.items()}
+    return x
+
+
+def _from_fake(x):
+    if isinstance(x, torch.Tensor):
+        return tensor_proxy(x.shape, x.dtype, x.device, x.requires_grad)
+    if isinstance(x, (list, tuple)):
+        return tuple(_from_fake(y) for y in x)
+    return x
+
+
+def fake_meta(call: Callable) -> Callable:
+    """A meta function computing outputs by running ``call`` (torch-convention args) under
+    FakeTensorMode; ``call`` receives the symbol call's (positional, keywords)."""
+    def meta(*pos, **kw):
+        mode = _mode()
+        fpos, fkw = _to_fake(list(pos), mode), _to_fake(kw, mode)
+        with mode:
+            out = call(fpos, fkw)
+        return _from_fake(out)
+    return meta
+
+
+# ---------------------------------------------------------------- primitives
+
+def prim(name: str | None = None, *, tags=()):
+    """Define a primitive from its meta function: ``@prim()`` on ``def add(a, b): <meta>``
+    creates ``prims.add`` (id ``"prims.add"``). Primitives follow the calling convention
+    (tensors and numbers positional, static metadata by keyword), have no decomposition,
+    and every executor that claims them implements them (the torch executor's table is
+    ``thunder_executor_torch.prims.IMPLS``)."""
+    def define(meta):
+        from . import prims
+
+        pyname = name or meta.__name__.rstrip("_")
+        sid = f"prims.{pyname}"
+        if sid in PRIMS:
+            raise ValueError(f"prim: {sid!r} is defined twice ({meta.__module__}.{meta.__qualname__}).")
+        sym = Symbol(pyname, meta, sid, is_prim=True, tags=frozenset(tags), python_name=pyname, module="prims")
+        PRIMS[sid] = sym
+        setattr(prims, pyname, sym)
+        return sym
+    return define
+
+
+# ---------------------------------------------------------------- the decorator
+
+def torch_op(*torch_fns, inputs=("input",), method: str | tuple | None = None, meta: Callable | None = None,
+             name: str | None = None, tags=(), impl: Callable | None = None):
+    """Define a torch-level symbol from a signature function; see the module docstring.
+
+    :param torch_fns: the torch callables this op stands for (functions, ``torch.Tensor``
+        methods, ``torch.nn.functional`` functions). The first is the one the torch executor
+        calls unless ``impl`` is given.
+    :param inputs: names of parameters that are positional inputs of the symbol (tensors,
+        numbers, sequences of tensors); all other parameters are static keywords.
+    :param method: ``torch.Tensor`` method name(s) to register in ``TENSOR_METHODS`` (e.g.
+        ``"sum"``; also used for operators such as ``"add"`` and in-place ``"add_"``).
+    :param meta: a meta function over the symbol call; default: ``fake_meta`` of the torch call.
+    :param name: python name in ``ltorch`` (default: the signature function's name).
+    :param tags: symbol tags (``"random"``, ``"inplace"``, ...).
+    :param impl: ``impl(args, kwargs)`` in torch's convention, replacing the call of
+        ``torch_fns[0]`` (for ops whose torch function cannot take every argument form, e.g.
+        reflected operators with a number first).
+    """
+    def define(sig_fn):
+        from . import ltorch
+
+        pyname = name or sig_fn.__name__
+        first = torch_fns[0] if torch_fns else None
+        sid = f"ltorch.{pyname}"
+        if sid in SYMBOLS:
+            raise ValueError(f"torch_op: {sid!r} is defined twice ({sig_fn.__module__}.{sig_fn.__qualname__}).")
+        signature = inspect.signature(sig_fn)
+        unknown = [i for i in inputs if i not in signature.parameters]
+        if unknown:
+            raise ValueError(f"torch_op {pyname}: inputs {unknown} are not parameters of {signature}.")
+        opdef = OpDef(None, first, signature, tuple(i for i in signature.parameters if i in inputs))
+        call = impl or first
+
+        def torch_impl(*pos, **kw):
+            a, k = opdef.to_torch_call(pos, kw)
+            return call(a, k) if impl is not None else call(*a, **k)
+
+        decomposition = None
+        if _has_body(sig_fn):
+            def decomposition(*pos, **kw):
+                a, k = opdef.to_torch_call(pos, kw)
+                return sig_fn(*a, **k)
+        sym = Symbol(pyname, meta or fake_meta(lambda p, k: torch_impl(*p, **k)), sid,
+                     decomposition=decomposition, tags=frozenset(tags), python_name=pyname, module="ltorch")
+        opdef.symbol = sym
+
+        def entry(*args, **kwargs):
+            pos, kw = opdef.to_symbol_call(args, kwargs)
+            return sym(*pos, **kw)
+
+        entry.__name__ = entry.__qualname__ = pyname
+        entry.symbol = sym
+        SYMBOLS[sid], OPDEFS[sid], TORCH_IMPLS[sid] = sym, opdef, torch_impl
+        for fn in torch_fns:
+            TORCH_CALLS[fn] = entry
+        for m in ((method,) if isinstance(method, str) else (method or ())):
+            TENSOR_METHODS[m] = entry
+        setattr(ltorch, pyname, sym)
+        return entry
+
+    return define
+
+
+def torch_call_of(fn):
+    """The torch-convention entry recording ``fn``'s symbol, or None."""
+    try:
+        return TORCH_CALLS.get(fn)
+    except TypeError:
+        return None
+
+
+class _Namespace:
+    """``T.sum(x, 1)`` records ``torch.sum(x, 1)``: torch-style calls for decompositions,
+    resolved through TORCH_CALLS (so they take torch's own arguments)."""
+
+    def __init__(self, module, label):
+        self._module, self._label = module, label
+
+    def __getattr__(self, name):
+        fn = getattr(self._module, name)
+        entry = torch_call_of(fn)
+        if entry is None:
+            raise AttributeError(f"{self._label}.{name} has no torch-level symbol yet (not in TORCH_CALLS)")
+        return entry
+
+
+#: torch-style access to symbols for writing decompositions: ``T.exp(x)``, ``F.gelu(x)``.
+T = _Namespace(torch, "torch")
+F = _Namespace(torch.nn.functional, "torch.nn.functional")

@@ -1,0 +1,1 @@
+"""Testing helpers shipped with thunder_core (op checks; the executor conformance kit later)."""

@@ -1,0 +1,1 @@
+"""Trace-to-trace transforms."""
