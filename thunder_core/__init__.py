@@ -10,7 +10,10 @@ __version__ = "0.1.0.dev0"
 # Names of the public surface (shared/DESIGN.md) that live in torch-dependent modules.
 # They are resolved on first access; a name listed here that has no module yet raises
 # AttributeError with a clear message instead of failing at import time.
-_LAZY: dict[str, str] = {}
+_LAZY: dict[str, str] = {
+    name: ".api" for name in ("jit", "last_traces", "last_prologue_traces", "cache_hits", "cache_misses")
+}
+_LAZY["hookimpl"] = ".hookspecs"
 
 
 def __getattr__(name: str):

@@ -147,8 +147,8 @@ class Interpreter:
             return self._construct(fn, args, kwargs)
         if t.__flags__ & _HEAPTYPE:
             c = getattr(t, "__call__", None)
-            if type(c) is FunctionType:
-                return self.call_function(c, (fn, *args), kwargs)
+            if type(c) is FunctionType:  # through call(): __call__ itself may have a lookaside
+                return self.call(c, (fn, *args), kwargs)
         return self.call_native(fn, args, kwargs)
 
     def call_native(self, fn, args, kwargs=None):

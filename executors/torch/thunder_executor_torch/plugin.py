@@ -1,1 +1,13 @@
 """Entry point module of the thunder_core plugin (group ``thunder_core``, name ``torch``)."""
+
+from thunder_core.execution.executor import Executor
+from thunder_core.hookspecs import hookimpl
+
+from . import __version__, implementations
+
+THUNDER_CORE_API = 1
+
+
+@hookimpl
+def thunder_core_executors():
+    return [Executor("torch", implementations, version=__version__, api_version=THUNDER_CORE_API)]

@@ -1,0 +1,232 @@
+"""The public API: ``jit`` and the introspection functions (see shared/DESIGN.md)."""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from dataclasses import dataclass
+
+import torch
+
+from .capture import Capture, capture
+from .guards.prologue import MISS, Prologue, build_prologue
+from .ir import Trace
+
+CACHE_MODES = ("constant values", "no caching", "same input", "symbolic values")
+MISS_WARN_LIMIT = 8
+
+
+class RecompileWarning(UserWarning):
+    """A jitted function was compiled more often than the cache limit; says what changed."""
+
+
+@dataclass
+class Entry:
+    capture: Capture
+    prologue: Prologue
+    unchecked: Prologue | None
+    computation: object
+    traces: list
+    executors_used: dict
+
+
+class JittedFunction:
+    """``tc.jit(fn)``: calls ``fn`` through cached, guarded compiled traces."""
+
+    def __init__(self, fn, executors=None, cache="constant values", sharp_edges=None, transforms=()):
+        if cache not in CACHE_MODES:
+            raise ValueError(f"cache={cache!r} is not one of {', '.join(map(repr, CACHE_MODES))}.")
+        if cache == "symbolic values":
+            raise NotImplementedError('cache="symbolic values" is not available yet; use "constant values" (the '
+                                      'default), "same input" or "no caching".')
+        if transforms:
+            raise NotImplementedError("transforms=... is not available yet (it arrives with the plugin system).")
+        self.fn = fn
+        self.cache = cache
+        self._executors = _resolve_executors(executors)
+        self._entries: dict = {}
+        self._last: Entry | None = None
+        self.hits = self.misses = 0
+        self._warned = False
+        functools.update_wrapper(self, fn, updated=())
+
+    def __call__(self, *args, **kwargs):
+        if self.cache == "same input" and self._last is not None:
+            self.hits += 1
+            return self._last.computation(*self._last.unchecked.fn(args, kwargs))
+        if self.cache != "no caching":
+            entries = self._entries.get(_dispatch_key(args, kwargs))
+            if entries:
+                for e in entries:
+                    try:
+                        inputs = e.prologue.fn(args, kwargs)
+                    except Exception:  # noqa: BLE001 - a path that no longer exists is a miss
+                        continue
+                    if inputs is not MISS:
+                        self.hits += 1
+                        self._last = e
+                        return e.computation(*inputs)
+        return self._compile_and_run(args, kwargs)
+
+    def _compile_and_run(self, args, kwargs):
+        self.misses += 1
+        cap = capture(self.fn, args, kwargs)
+        _warn_outside_writes(cap)
+        from .execution.lower import lower
+
+        exec_trace, impls, owner = lower(cap.trace, self._executors)
+        exec_trace.name = "computation"
+        computation = exec_trace.python_callable(impls)
+        prologue = build_prologue(cap, args, kwargs)
+        unchecked = build_prologue(cap, args, kwargs, check=False) if self.cache == "same input" else None
+        entry = Entry(cap, prologue, unchecked, computation, [cap.trace, exec_trace], owner)
+        if self.cache != "no caching":
+            key = _dispatch_key(args, kwargs)
+            previous = self._last
+            self._entries.setdefault(key, []).insert(0, entry)
+            n = sum(len(v) for v in self._entries.values())
+            if n > MISS_WARN_LIMIT and not self._warned:
+                self._warned = True
+                warnings.warn(f"{getattr(self.fn, '__qualname__', self.fn)} was compiled {n} times "
+                              f"(limit {MISS_WARN_LIMIT}); the last time because {_what_changed(previous, cap)}. "
+                              "Pass values that change between calls as tensors, or use cache='symbolic values' "
+                              "when it is available.", RecompileWarning, stacklevel=3)
+        self._last = entry
+        inputs = prologue.fn(args, kwargs)
+        if inputs is MISS:
+            raise RuntimeError(f"thunder_core: the prologue of a freshly compiled {self.__qualname__} rejected the "
+                               f"arguments it was compiled for. This is a bug; the prologue was:\n{prologue.source}")
+        return computation(*inputs)
+
+
+def _dispatch_key(args, kwargs):
+    key = []
+    for a in args:
+        key.append((a.dtype, a.shape) if isinstance(a, torch.Tensor) else type(a))
+    if kwargs:
+        for k, v in kwargs.items():
+            key.append((k, (v.dtype, v.shape) if isinstance(v, torch.Tensor) else type(v)))
+    return tuple(key)
+
+
+def _what_changed(previous: Entry | None, cap: Capture) -> str:
+    if previous is None:
+        return "the cache was empty"
+    old = {(g.prov, g.kind): g for g in previous.capture.guards}
+    diffs = []
+    for g in cap.guards:
+        o = old.get((g.prov, g.kind))
+        if o is not None and not _same(o.value, g.value):
+            diffs.append(f"{g.prov!r}: {o.describe()} -> {g.describe()}")
+    return "; ".join(diffs[:3]) if diffs else "a check of the previous entry failed"
+
+
+def _same(a, b):
+    try:
+        return a is b or bool(a == b)
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _warn_outside_writes(cap: Capture):
+    from .frontend import events as ev
+
+    writes = [e for e in cap.events if e.kind in ev.WRITES]
+    if writes:
+        e = writes[0]
+        warnings.warn(f"{e.where}: the jitted function writes to {e.prov!r} ({e.kind}); writes to outside state "
+                      "happen while tracing only and are not replayed on cached calls yet.", UserWarning, stacklevel=4)
+
+
+def _resolve_executors(spec):
+    from . import plugins
+
+    installed = plugins.executors()
+    if spec is None:
+        chosen = [ex for ex in installed.values() if ex.unavailable() is None]
+        chosen.sort(key=lambda ex: ex.name == "torch")  # the per-op fallback last
+        if not chosen:
+            raise RuntimeError("No executor is installed: pip install thunder-executor-torch (executors/torch).")
+        return chosen
+    out = []
+    for item in spec:
+        if isinstance(item, str):
+            if item not in installed:
+                raise ValueError(f"Unknown executor {item!r}. Installed executors: {', '.join(sorted(installed))}.")
+            item = installed[item]
+        reason = item.unavailable()
+        if reason is not None:
+            raise RuntimeError(f"Executor {item.name!r} cannot run here: {reason}.")
+        out.append(item)
+    return out
+
+
+class ThunderModule(torch.nn.Module):
+    """``tc.jit(module)``: an ``nn.Module`` sharing the original's parameters and buffers (it
+    holds the module, no copies) whose forward runs the jitted ``module(*args)``."""
+
+    def __init__(self, module: torch.nn.Module, jfn: JittedFunction):
+        super().__init__()
+        self._model = module
+        self._jfn = jfn
+
+    def forward(self, *args, **kwargs):
+        return self._jfn(self._model, *args, **kwargs)
+
+    def state_dict(self, *args, **kwargs):
+        return self._model.state_dict(*args, **kwargs)
+
+    def load_state_dict(self, *args, **kwargs):
+        return self._model.load_state_dict(*args, **kwargs)
+
+    def __getattr__(self, name):
+        try:
+            return super().__getattr__(name)
+        except AttributeError:
+            return getattr(self._model, name)
+
+
+def _call_module(module, *args, **kwargs):
+    return module(*args, **kwargs)
+
+
+def jit(fn, executors=None, cache="constant values", sharp_edges=None, transforms=()):
+    """Compile ``fn`` (a function or an ``nn.Module``); see shared/DESIGN.md."""
+    if isinstance(fn, torch.nn.Module):
+        jfn = JittedFunction(_call_module, executors, cache, sharp_edges, transforms)
+        jfn.__qualname__ = type(fn).__qualname__
+        return ThunderModule(fn, jfn)
+    return JittedFunction(fn, executors, cache, sharp_edges, transforms)
+
+
+def _jfn(obj) -> JittedFunction:
+    if isinstance(obj, ThunderModule):
+        return obj._jfn
+    if isinstance(obj, JittedFunction):
+        return obj
+    raise TypeError(f"expected the result of thunder_core.jit, got {type(obj).__qualname__}")
+
+
+def _last(obj) -> Entry:
+    e = _jfn(obj)._last
+    if e is None:
+        raise RuntimeError("This jitted function has not been called yet: there are no traces.")
+    return e
+
+
+def last_traces(obj) -> list[Trace]:
+    """Computation traces of the last compile, first to final (the one that ran)."""
+    return list(_last(obj).traces)
+
+
+def last_prologue_traces(obj) -> list[str]:
+    """The printed prologue (checks and input fetching) of the last compile."""
+    return [_last(obj).prologue.source]
+
+
+def cache_hits(obj) -> int:
+    return _jfn(obj).hits
+
+
+def cache_misses(obj) -> int:
+    return _jfn(obj).misses

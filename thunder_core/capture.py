@@ -1,0 +1,247 @@
+"""Capture: run a function under the interpreter with tensors replaced by proxies, and record
+the computation trace plus everything the trace depends on.
+
+``capture(fn, args, kwargs)`` returns a :class:`Capture`:
+
+* ``trace``: the computation trace; its inputs are the proxies of every tensor the function
+  read from outside (arguments, module parameters and buffers, globals, closure cells), in
+  order of first use, and its output is what the function returned;
+* ``inputs``: for each trace input, the provenance of the tensor (how the prologue fetches it);
+* ``guards``: everything else the trace depends on: values of Python numbers/strings read
+  from outside, identities of functions/modules/classes, lengths of containers, tensor
+  metadata, and process state (grad mode, default dtype).
+
+Interpreter hooks used: ``on_enter`` (every value entering from outside), lookasides (torch
+callables -> symbols; ``nn.Module.__call__`` without hooks -> ``forward``), and native calls
+of torch functions that have no symbol become opaque symbols (ops/opaque.py).
+"""
+
+from __future__ import annotations
+
+import linecache
+import types
+from dataclasses import dataclass, field
+
+import torch
+
+from .frontend import Interpreter
+from .frontend.provenance import ARG, ATTR, CELL, GLOBAL, ITEM, KWARG, Provenance
+from .ir import Proxy, TensorProxy, Trace, flat_proxies, tracing
+from .ir.printing import PRINTER_GLOBALS
+from .ir.proxies import is_valid_name
+from .ops import TORCH_CALLS
+
+# guard kinds
+TENSOR = "tensor"        # value: (shape, dtype, device, requires_grad)
+EQUALS = "equals"        # value: a number/str/None/dtype/device compared by type and ==
+IDENTITY = "identity"    # value: the object itself (functions, modules, classes)
+TYPE = "type"            # value: the object's type
+LENGTH = "length"        # value: len() of a container
+SAME_AS = "same-as"      # value: provenance of the first path to the same tensor
+NO_HOOKS = "no-hooks"    # nn.Module without hooks (value: None)
+
+_EQ_TYPES = (int, float, bool, str, complex, type(None), torch.dtype, torch.device, bytes, type(...))
+_CALLABLE_TYPES = (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type, types.MethodType,
+                   types.BuiltinMethodType, types.MethodWrapperType, types.WrapperDescriptorType,
+                   types.MethodDescriptorType, types.ClassMethodDescriptorType)
+
+
+@dataclass
+class Guard:
+    prov: Provenance
+    kind: str
+    value: object
+
+    def describe(self) -> str:
+        if self.kind == TENSOR:
+            shape, dtype, device, rg = self.value
+            return f"tensor {tuple(shape)} {dtype} {device}{' requires_grad' if rg else ''}"
+        if self.kind in (IDENTITY, TYPE):
+            v = self.value
+            return f"{self.kind} {getattr(v, '__qualname__', None) or type(v).__name__}"
+        return f"{self.kind} {self.value!r}"
+
+
+@dataclass
+class Capture:
+    trace: Trace
+    inputs: list = field(default_factory=list)     # [(Provenance, TensorProxy)]
+    guards: list = field(default_factory=list)     # [Guard]
+    events: list = field(default_factory=list)     # the interpreter's event log
+    fn_name: str = "fn"
+
+
+class _CaptureTrace(Trace):
+    """A trace whose ``current_source`` is the user's line the interpreter is executing."""
+
+    interp = None
+
+    @property
+    def current_source(self):
+        I = self.interp
+        if I is None or not I.frames:
+            return None
+        f = I.frames[-1]
+        inst = f.insts[f.ip - 1]
+        filename, line, _ = inst.site
+        return (filename, line, linecache.getline(filename, line).strip())
+
+    @current_source.setter
+    def current_source(self, value):  # set by Trace.__init__ / at_source: the interpreter decides
+        pass
+
+
+class _Recorder:
+    """Turns values entering the interpreted call into proxies and guards."""
+
+    def __init__(self, cap: Capture, arg_names):
+        self.cap = cap
+        self.proxies: dict[int, tuple[object, TensorProxy, Provenance]] = {}
+        self.seen_guards: set = set()
+        self.arg_names = arg_names
+        self.modules: dict = {}  # provenance -> Python module object read there
+
+    def guard(self, prov, kind, value):
+        key = (prov, kind)
+        if key not in self.seen_guards:
+            self.seen_guards.add(key)
+            self.cap.guards.append(Guard(prov, kind, value))
+
+    def on_enter(self, I, value, prov):
+        if isinstance(value, torch.Tensor):
+            hit = self.proxies.get(id(value))
+            if hit is not None:
+                if hit[2] != prov:
+                    self.guard(prov, SAME_AS, hit[2])
+                return hit[1]
+            if isinstance(value, Proxy):
+                return value
+            p = self.cap.trace.add_input(value, name=self._name(prov))
+            self.proxies[id(value)] = (value, p, prov)
+            self.cap.inputs.append((prov, p))
+            self.guard(prov, TENSOR, (value.shape, value.dtype, value.device, value.requires_grad))
+            return p
+        if isinstance(value, Proxy):
+            return value
+        if isinstance(value, _EQ_TYPES):
+            self.guard(prov, EQUALS, value)
+        elif isinstance(value, torch.nn.Module):
+            self.guard(prov, TYPE, type(value))  # parameters are fetched by path: any instance will do
+        elif isinstance(value, _CALLABLE_TYPES):
+            if isinstance(value, types.ModuleType):
+                self.modules[prov] = value
+            # Attributes of torch's own modules (torch.nn.functional.gelu) are taken as
+            # constant: guarding each would cost every call for what never changes in practice.
+            parent = self.modules.get(prov.parent) if prov.kind == ATTR else None
+            if parent is None or not parent.__name__.startswith("torch"):
+                self.guard(prov, IDENTITY, value)
+        elif isinstance(value, (list, tuple, dict)):
+            self.guard(prov, TYPE, type(value))
+            self.guard(prov, LENGTH, len(value))
+        else:
+            self.guard(prov, TYPE, type(value))
+        return value
+
+    def _name(self, prov) -> str | None:
+        """A readable input name from the provenance path: ``x``, ``fc_weight``, ``G_scale``."""
+        parts, p = [], prov
+        while p is not None:
+            if p.kind in (ATTR, ITEM, KWARG, GLOBAL, CELL):
+                parts.append(str(p.key))
+            elif p.kind == ARG and not parts:  # a plain argument: its parameter name
+                parts.append(self.arg_names[p.key] if p.key < len(self.arg_names) else f"arg{p.key}")
+            p = p.parent
+        name = "_".join(reversed(parts)).replace(".", "_")
+        trace = self.cap.trace
+        if is_valid_name(name) and name not in trace._names and name not in PRINTER_GLOBALS:
+            return name
+        return None
+
+
+def _torch_lookasides():
+    table = {}
+    for fn, entry in TORCH_CALLS.items():
+        table[fn] = (lambda e: lambda I, args, kwargs: e(*args, **kwargs))(entry)
+    return table
+
+
+_LOOKASIDES = None
+
+
+def _module_call(I, args, kwargs):
+    """``module(*args)``: straight to ``forward`` when the module has no hooks (guarded),
+    otherwise interpret torch's own ``Module.__call__``."""
+    m = args[0]
+    from torch.nn.modules import module as mod
+
+    has_hooks = (m._backward_hooks or m._backward_pre_hooks or m._forward_hooks or m._forward_pre_hooks
+                 or mod._global_backward_pre_hooks or mod._global_backward_hooks
+                 or mod._global_forward_hooks or mod._global_forward_pre_hooks)
+    prov = I.provenance(m)
+    if has_hooks or prov is None:
+        return I.call_function(torch.nn.Module._call_impl, args, kwargs)
+    I.recorder.guard(prov, NO_HOOKS, None)
+    return I.call(m.forward, args[1:], kwargs)
+
+
+def _isinstance(I, args, kwargs):
+    obj, cls = args
+    if isinstance(obj, TensorProxy):
+        return isinstance(torch.empty(0), cls)
+    return isinstance(obj, cls)
+
+
+class TracingInterpreter(Interpreter):
+    """The interpreter with torch's operations recorded into a trace."""
+
+    def call_native(self, fn, args, kwargs=None):
+        if _has_proxy(args) or (kwargs and _has_proxy(kwargs.values())):
+            if _is_torch_callable(fn):
+                from .ops.opaque import opaque_entry
+
+                return opaque_entry(fn)(*args, **(kwargs or {}))
+        return super().call_native(fn, args, kwargs)
+
+
+def _has_proxy(values) -> bool:
+    for v in values:
+        if isinstance(v, Proxy):
+            return True
+        if isinstance(v, (list, tuple)) and v and _has_proxy(v):
+            return True
+    return False
+
+
+def _is_torch_callable(fn) -> bool:
+    mod = getattr(fn, "__module__", None) or ""
+    if mod == "torch" or mod.startswith("torch."):
+        return True
+    return getattr(fn, "__objclass__", None) is torch._C.TensorBase or getattr(fn, "__self__", None) is torch._C._nn
+
+
+def capture(fn, args, kwargs, *, extra_lookasides=None) -> Capture:
+    """Trace ``fn(*args, **kwargs)``; see the module docstring."""
+    global _LOOKASIDES
+    if _LOOKASIDES is None:
+        _LOOKASIDES = _torch_lookasides()
+        _LOOKASIDES[torch.nn.Module._wrapped_call_impl] = _module_call
+        _LOOKASIDES[isinstance] = _isinstance
+    name = getattr(fn, "__name__", "fn")
+    trace = _CaptureTrace("computation")
+    cap = Capture(trace, fn_name=name)
+    code = getattr(getattr(fn, "__func__", fn), "__code__", None)
+    arg_names = list(code.co_varnames[:code.co_argcount]) if code is not None else []
+    if isinstance(fn, types.MethodType):
+        arg_names = arg_names[1:]
+    rec = _Recorder(cap, arg_names)
+    I = TracingInterpreter(lookasides={**_LOOKASIDES, **(extra_lookasides or {})}, on_enter=rec.on_enter)
+    I.recorder = rec
+    trace.interp = I
+    rec.guard(Provenance("state", None, "grad_enabled"), EQUALS, torch.is_grad_enabled())
+    rec.guard(Provenance("state", None, "default_dtype"), EQUALS, torch.get_default_dtype())
+    with tracing(trace):
+        out = I.run(fn, args, kwargs)
+    trace.interp = None
+    trace.output = out
+    cap.events = I.events
+    return cap

@@ -1,0 +1,1 @@
+"""Executors and how traces are lowered to them."""

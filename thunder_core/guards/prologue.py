@@ -1,0 +1,167 @@
+"""The prologue: generated Python that checks everything a trace depends on and fetches its
+inputs from the call's arguments, globals and closure cells.
+
+``build_prologue(cap, args, kwargs)`` returns a :class:`Prologue` whose ``fn(args, kwargs)``
+returns the tuple of computation inputs, or ``MISS`` when a check fails (any exception while
+fetching also means a miss; the caller catches it). Checks are plain ``if`` statements, never
+``assert``, so ``python -O`` changes nothing. ``source`` is the printed prologue
+(``tc.last_prologue_traces``).
+
+Paths come from provenance: ``args[0]``, ``kwargs['x']``, a globals dict or closure cell bound
+as a constant of the prologue, attribute and item steps. Attribute steps that ``nn.Module``
+resolves through ``_parameters``/``_buffers``/``_modules`` are emitted as dict lookups (the
+same object, without ``Module.__getattr__``'s cost).
+"""
+
+from __future__ import annotations
+
+import linecache
+import itertools
+from dataclasses import dataclass
+
+import torch
+
+from ..capture import EQUALS, IDENTITY, LENGTH, NO_HOOKS, SAME_AS, TENSOR, TYPE, Capture
+from ..frontend.provenance import ARG, ATTR, BUILTIN, CELL, GLOBAL, ITEM, ITER, KWARG
+
+MISS = object()
+_COUNTER = itertools.count()
+
+
+class NotRefetchable(Exception):
+    """A value's provenance has no path the prologue can follow (e.g. an opaque call's result)."""
+
+
+@dataclass
+class Prologue:
+    fn: object
+    source: str
+    guards_unchecked: list  # guards whose path cannot be re-fetched (reported by explain)
+
+
+class _Builder:
+    def __init__(self, args, kwargs):
+        self.args, self.kwargs = args, kwargs
+        self.lines: list[str] = []
+        self.consts: dict[str, object] = {"MISS": MISS, "Tensor": torch.Tensor, "torch": torch}
+        self.const_names: dict[int, str] = {}
+        self.exprs: dict = {}      # provenance -> local variable holding it
+        self.values: dict = {}     # provenance -> the value now (to resolve module attributes)
+        self.n = 0
+
+    def const(self, value, prefix="K") -> str:
+        name = self.const_names.get(id(value))
+        if name is None:
+            name = f"{prefix}{len(self.const_names)}"
+            self.const_names[id(value)] = name
+            self.consts[name] = value
+        return name
+
+    def fetch(self, prov) -> str:
+        """A local variable holding the value at ``prov`` (emitting the fetch once)."""
+        var = self.exprs.get(prov)
+        if var is not None:
+            return var
+        k = prov.kind
+        if k == ARG:
+            expr, value = f"args[{prov.key}]", self.args[prov.key]
+        elif k == KWARG:
+            expr, value = f"kwargs[{prov.key!r}]", self.kwargs[prov.key]
+        elif k in (GLOBAL, BUILTIN):
+            expr, value = f"{self.const(prov.ref, 'G')}[{prov.key!r}]", prov.ref[prov.key]
+        elif k == CELL:
+            expr, value = f"{self.const(prov.ref, 'C')}.cell_contents", prov.ref.cell_contents
+        elif k == ATTR:
+            parent = self.fetch(prov.parent)
+            pv = self.values[prov.parent]
+            expr, value = self._attr(parent, pv, prov.key)
+        elif k == ITEM:
+            parent = self.fetch(prov.parent)
+            key = prov.key
+            kexpr = repr(key) if isinstance(key, (int, str, bool, type(None))) else self.const(key)
+            expr, value = f"{parent}[{kexpr}]", self.values[prov.parent][key]
+        elif k == ITER:
+            parent = self.fetch(prov.parent)
+            expr, value = f"list({parent})[{prov.key}]", list(self.values[prov.parent])[prov.key]
+        elif k == "state":
+            expr = {"grad_enabled": "torch.is_grad_enabled()", "default_dtype": "torch.get_default_dtype()"}[prov.key]
+            value = eval(expr, {"torch": torch})
+        else:
+            raise NotRefetchable(repr(prov))
+        var = f"v{self.n}"
+        self.n += 1
+        self.lines.append(f"{var} = {expr}  # {prov!r}")
+        self.exprs[prov] = var
+        self.values[prov] = value
+        return var
+
+    @staticmethod
+    def _attr(parent, pv, name):
+        if isinstance(pv, torch.nn.Module) and name not in pv.__dict__ and not hasattr(type(pv), name):
+            for table in ("_parameters", "_buffers", "_modules"):
+                d = pv.__dict__.get(table)
+                if d is not None and name in d:
+                    return f"{parent}.{table}[{name!r}]", d[name]
+        return f"{parent}.{name}", getattr(pv, name)
+
+    def check(self, cond: str, why: str):
+        self.lines.append(f"if {cond}: return MISS  # {why}")
+
+
+def build_prologue(cap: Capture, args, kwargs, *, check=True) -> Prologue:
+    """Generate the prologue for ``cap``, resolving paths on this call's ``args``/``kwargs``.
+    ``check=False`` fetches inputs without checking anything (cache="same input")."""
+    b = _Builder(args, kwargs)
+    unchecked = []
+    if check:
+        for g in cap.guards:
+            try:
+                var = b.fetch(g.prov)
+            except NotRefetchable:
+                unchecked.append(g)
+                continue
+            _emit_check(b, var, g)
+    outs = [b.fetch(prov) for prov, _ in cap.inputs]
+    b.lines.append(f"return ({''.join(o + ', ' for o in outs)})")
+    body = "\n".join("    " + line for line in b.lines)
+    source = f"def prologue(args, kwargs):\n{body}\n"
+    filename = f"<thunder_core prologue {cap.fn_name} #{next(_COUNTER)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    ns = dict(b.consts)
+    exec(compile(source, filename, "exec"), ns)
+    return Prologue(ns["prologue"], source, unchecked)
+
+
+def _emit_check(b: _Builder, var: str, g):
+    k, v = g.kind, g.value
+    if k == TENSOR:
+        shape, dtype, device, rg = v
+        s, d, dev = b.const(tuple(shape), "S"), b.const(dtype, "D"), b.const(device, "DEV")
+        b.check(f"not isinstance({var}, Tensor) or {var}.shape != {s} or {var}.dtype is not {d} or "
+                f"{var}.device != {dev} or {var}.requires_grad is not {rg}", g.describe())
+    elif k == EQUALS:
+        t = b.const(type(v), "T")
+        if isinstance(v, float) and v != v:  # NaN equals nothing: check it is NaN again
+            b.check(f"type({var}) is not {t} or {var} == {var}", g.describe())
+        else:
+            lit = repr(v) if type(v) in (int, str, bool) or (type(v) is float and abs(v) != float("inf")) \
+                or v is None else b.const(v, "V")
+            b.check(f"type({var}) is not {t} or {var} != {lit}", g.describe())
+    elif k == IDENTITY:
+        b.check(f"{var} is not {b.const(v, 'O')}", g.describe())
+    elif k == TYPE:
+        b.check(f"type({var}) is not {b.const(v, 'T')}", g.describe())
+    elif k == LENGTH:
+        b.check(f"len({var}) != {v}", g.describe())
+    elif k == SAME_AS:
+        other = b.fetch(v)
+        b.check(f"{var} is not {other}", f"same tensor as {v!r}")
+    elif k == NO_HOOKS:
+        from torch.nn.modules import module as mod
+
+        m = b.const(mod, "M")
+        b.check(f"{var}._forward_hooks or {var}._forward_pre_hooks or {var}._backward_hooks or "
+                f"{var}._backward_pre_hooks or {m}._global_forward_hooks or {m}._global_forward_pre_hooks or "
+                f"{m}._global_backward_hooks or {m}._global_backward_pre_hooks", "module hooks added")
+    else:
+        raise ValueError(f"unknown guard kind {k!r}")

@@ -1,0 +1,299 @@
+"""Proxies: the symbolic values a trace manipulates.
+
+A trace never holds real tensors. Each value flowing through it is a *proxy* that carries
+only what tracing needs to know about the value (a tensor's shape, dtype, device and
+``requires_grad``; a number's Python type and, when known, its value) plus a ``name``,
+unique within its trace (``t0``, ``t1``, ``i0``, ``f0``...), under which the printed trace
+refers to it. Collections of values are plain Python tuples, lists and dicts of proxies.
+
+Proxies compare and hash by identity: two proxies are the same value only if they are the
+same object. ``==`` on a :class:`TensorProxy` records an ``eq`` op, like ``==`` on a
+tensor, so code that inspects proxies uses ``is`` and id-keyed dicts, never ``in`` on a list.
+
+Operators and method calls on a :class:`TensorProxy` dispatch through one table,
+:data:`TENSOR_METHODS`, mapping a ``torch.Tensor`` method name to the symbol that implements
+it (``TENSOR_METHODS["add"] = ltorch.add``). The ops package fills the table; this module
+only defines the dispatch. ``t.add(u, alpha=2)`` calls ``TENSOR_METHODS["add"](t, u,
+alpha=2)``; ``t + u`` calls ``TENSOR_METHODS["add"](t, u)``; reflected operators swap the
+operands (``2 - t`` calls ``TENSOR_METHODS["sub"](2, t)``); in-place operators use the
+trailing-underscore method (``t += u`` calls ``TENSOR_METHODS["add_"](t, u)``). The
+operator-to-key mapping is :data:`OPERATORS`.
+
+Numbers: under "constant values" caching a :class:`NumberProxy` carries its ``value``;
+``value=None`` is a number known only by type (room for "symbolic values"). Tensor shapes
+are tuples of ints for now.
+"""
+
+from __future__ import annotations
+
+import functools
+import keyword
+import math
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Callable
+
+import torch
+
+__all__ = ["Proxy", "TensorProxy", "NumberProxy", "TENSOR_METHODS", "OPERATORS", "tensor_proxy",
+           "number_proxy", "proxy", "flat_proxies", "is_valid_name", "NUMBER_PREFIXES"]
+
+#: torch.Tensor method name -> callable (normally a Symbol) that records that method.
+TENSOR_METHODS: dict[str, Callable] = {}
+
+#: Python type of a number -> prefix of the names generated for its proxies.
+NUMBER_PREFIXES: dict[type, str] = {int: "i", float: "f", bool: "b", complex: "c"}
+
+
+def is_valid_name(name: object) -> bool:
+    """True if ``name`` can name a proxy in printed Python: an identifier that is not a keyword."""
+    return isinstance(name, str) and name.isidentifier() and not keyword.iskeyword(name)
+
+
+def _check_name(name: object, what: str) -> None:
+    if not is_valid_name(name):
+        raise ValueError(f"{what} name {name!r} is not a valid Python identifier; proxy names are "
+                         "printed as variables of the trace's Python source. Use a name such as 't0'.")
+
+
+class Proxy:
+    """Base of all proxies: a named symbolic value. Prints as its name, hashes by identity."""
+
+    __slots__ = ()
+    name: str
+
+    def __repr__(self) -> str:
+        return self.name
+
+    __str__ = __repr__
+    __hash__ = object.__hash__
+
+    def __bool__(self):
+        raise TypeError(
+            f"The truth value of {type(self).__name__} {self.name} is not known while tracing: "
+            f"`if`, `while`, `and`/`or` and `bool()` need a concrete value. Make the condition depend on "
+            f"shapes, dtypes or Python values instead of tensor contents, or move it outside the jitted function.")
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class NumberProxy(Proxy):
+    """A Python number (int, float, bool or complex) in a trace.
+
+    ``value`` is the number recorded at trace time, or None when only its type is known.
+    """
+
+    name: str
+    python_type: type
+    value: Any = None
+
+    def __post_init__(self):
+        _check_name(self.name, "NumberProxy")
+        if self.python_type not in NUMBER_PREFIXES:
+            raise TypeError(f"NumberProxy {self.name}: python_type must be one of int, float, bool, complex, "
+                            f"not {self.python_type!r}.")
+        if self.value is not None and type(self.value) is not self.python_type:
+            raise TypeError(f"NumberProxy {self.name}: value {self.value!r} is a {type(self.value).__name__}, "
+                            f"but python_type is {self.python_type.__name__}.")
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class TensorProxy(Proxy):
+    """A tensor in a trace: its name and metadata (``shape``, ``dtype``, ``device``,
+    ``requires_grad``), the torch.Tensor metadata queries, and operators/methods that record
+    ops through :data:`TENSOR_METHODS`.
+    """
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: torch.dtype
+    device: torch.device
+    requires_grad: bool = False
+
+    def __post_init__(self):
+        _check_name(self.name, "TensorProxy")
+        try:
+            shape = tuple(s.__index__() for s in self.shape)
+        except (TypeError, AttributeError):
+            raise TypeError(f"TensorProxy {self.name}: shape must be a sequence of ints, got {self.shape!r}.") from None
+        if any(s < 0 for s in shape):
+            raise ValueError(f"TensorProxy {self.name}: shape {shape} has a negative dimension.")
+        if not isinstance(self.dtype, torch.dtype):
+            raise TypeError(f"TensorProxy {self.name}: dtype must be a torch.dtype, got {self.dtype!r}.")
+        object.__setattr__(self, "shape", shape)
+        object.__setattr__(self, "device", torch.device(self.device))
+        object.__setattr__(self, "requires_grad", bool(self.requires_grad))
+
+    # -- metadata queries (answered from the proxy, never recorded) --
+    @property
+    def ndim(self) -> int:
+        """Number of dimensions."""
+        return len(self.shape)
+
+    def dim(self) -> int:
+        """Number of dimensions, like ``torch.Tensor.dim``."""
+        return len(self.shape)
+
+    def numel(self) -> int:
+        """Number of elements, like ``torch.Tensor.numel``."""
+        return math.prod(self.shape)
+
+    def size(self, d: int | None = None):
+        """The shape, or the length of dimension ``d`` (negative counts from the end)."""
+        if d is None:
+            return self.shape
+        n = len(self.shape)
+        if not -n <= d < n:
+            raise IndexError(f"Dimension {d} is out of range for {self.name}, which has {n} dimension(s) "
+                             f"(shape {list(self.shape)}).")
+        return self.shape[d]
+
+    def is_floating_point(self) -> bool:
+        """True for floating-point dtypes, like ``torch.Tensor.is_floating_point``."""
+        return self.dtype.is_floating_point
+
+    def is_complex(self) -> bool:
+        """True for complex dtypes, like ``torch.Tensor.is_complex``."""
+        return self.dtype.is_complex
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError(f"len() of a 0-d tensor ({self.name})")
+        return self.shape[0]
+
+    def __iter__(self):
+        # Defined explicitly: without it Python would iterate through __getitem__ until an
+        # IndexError that a symbolic getitem never raises.
+        n = len(self)  # raises now for a 0-d tensor, like torch
+        return (self[i] for i in range(n))
+
+    def __getattr__(self, attr: str):
+        # Only reached when normal lookup fails: fields and the methods above win.
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        fn = TENSOR_METHODS.get(attr)
+        if fn is None:
+            raise AttributeError(
+                f"TensorProxy {self.name} has no method or attribute {attr!r}: no symbol is registered for it in "
+                f"thunder_core.ir.proxies.TENSOR_METHODS. If torch.Tensor.{attr} exists, the ops package does not "
+                f"support it yet; register a symbol with TENSOR_METHODS[{attr!r}] = <symbol>.")
+        return functools.partial(fn, self)
+
+
+def _table_entry(key: str, proxy: TensorProxy, op: str) -> Callable:
+    fn = TENSOR_METHODS.get(key)
+    if fn is None:
+        raise NotImplementedError(
+            f"`{op}` on TensorProxy {proxy.name} dispatches to TENSOR_METHODS[{key!r}], which has no entry: the ops "
+            f"package does not support it yet. Register a symbol with thunder_core.ir.proxies.TENSOR_METHODS[{key!r}].")
+    return fn
+
+
+#: dunder -> (TENSOR_METHODS key, how it is called, operator as shown in errors).
+#: Kinds: "binary" fn(self, other); "reflected" fn(other, self); "unary" fn(self);
+#: "setitem" fn(self, index, value).
+OPERATORS: dict[str, tuple[str, str, str]] = {}
+for _names, _key, _op in [
+    (("add", "iadd"), "add", "+"), (("sub", "isub"), "sub", "-"), (("mul", "imul"), "mul", "*"),
+    (("truediv", "itruediv"), "div", "/"), (("floordiv", "ifloordiv"), "floor_divide", "//"),
+    (("mod", "imod"), "remainder", "%"), (("pow", "ipow"), "pow", "**"), (("matmul", None), "matmul", "@"),
+    (("and", "iand"), "bitwise_and", "&"), (("or", "ior"), "bitwise_or", "|"), (("xor", "ixor"), "bitwise_xor", "^"),
+    (("lshift", "ilshift"), "bitwise_left_shift", "<<"), (("rshift", "irshift"), "bitwise_right_shift", ">>"),
+]:
+    _plain, _inplace = _names
+    OPERATORS[f"__{_plain}__"] = (_key, "binary", _op)
+    OPERATORS[f"__r{_plain}__"] = (_key, "reflected", _op)
+    if _inplace:
+        OPERATORS[f"__{_inplace}__"] = (_key + "_", "binary", _op + "=")
+for _dunder, _key, _op in [("lt", "lt", "<"), ("le", "le", "<="), ("gt", "gt", ">"), ("ge", "ge", ">="),
+                           ("eq", "eq", "=="), ("ne", "ne", "!="), ("getitem", "__getitem__", "[]")]:
+    OPERATORS[f"__{_dunder}__"] = (_key, "binary", _op)
+for _dunder, _key, _op in [("neg", "neg", "unary -"), ("pos", "positive", "unary +"), ("abs", "abs", "abs()"),
+                           ("invert", "bitwise_not", "~")]:
+    OPERATORS[f"__{_dunder}__"] = (_key, "unary", _op)
+OPERATORS["__setitem__"] = ("__setitem__", "setitem", "[]=")
+
+
+def _make_operator(dunder: str, key: str, kind: str, op: str):
+    if kind == "binary":
+        def method(self, other):
+            return _table_entry(key, self, op)(self, other)
+    elif kind == "reflected":
+        def method(self, other):
+            return _table_entry(key, self, op)(other, self)
+    elif kind == "unary":
+        def method(self):
+            return _table_entry(key, self, op)(self)
+    else:
+        def method(self, index, value):
+            _table_entry(key, self, op)(self, index, value)
+    method.__name__ = method.__qualname__ = dunder
+    method.__doc__ = f"``{op}``: records TENSOR_METHODS[{key!r}]."
+    return method
+
+
+for _dunder, (_key, _kind, _op) in OPERATORS.items():
+    setattr(TensorProxy, _dunder, _make_operator(_dunder, _key, _kind, _op))
+TensorProxy.__hash__ = object.__hash__  # defining __eq__ must not make proxies unhashable
+
+
+# -- constructors that take names from the trace being built --
+
+def _fresh_name(prefix: str, name: str | None) -> str:
+    # Imported here: trace.py imports this module (printing needs the proxy classes).
+    from .trace import current_trace
+
+    trace = current_trace()
+    if trace is None:
+        if name is None:
+            raise RuntimeError(
+                "A proxy was created outside of a trace, so it has no trace to take a unique name from. Create "
+                "proxies inside `with thunder_core.ir.tracing(trace):`, or pass an explicit name.")
+        return name
+    return trace.make_name(prefix) if name is None else trace.reserve_name(name)
+
+
+def tensor_proxy(shape, dtype: torch.dtype, device, requires_grad: bool = False, *, name: str | None = None) -> TensorProxy:
+    """A new :class:`TensorProxy` named by the current trace (``t0``, ``t1``, ...), or ``name`` if given."""
+    return TensorProxy(_fresh_name("t", name), tuple(shape), dtype, torch.device(device), requires_grad)
+
+
+def number_proxy(python_type: type, value=None, *, name: str | None = None) -> NumberProxy:
+    """A new :class:`NumberProxy` named by the current trace (``i0``, ``f0``, ...), or ``name`` if given."""
+    if python_type not in NUMBER_PREFIXES:
+        raise TypeError(f"number_proxy: python_type must be one of int, float, bool, complex, not {python_type!r}.")
+    return NumberProxy(_fresh_name(NUMBER_PREFIXES[python_type], name), python_type, value)
+
+
+def proxy(value, *, name: str | None = None) -> Proxy:
+    """The proxy for a real value: a torch.Tensor becomes a TensorProxy with its metadata, an
+    int/float/bool/complex a NumberProxy carrying the value. Proxies are returned unchanged."""
+    if isinstance(value, Proxy):
+        return value
+    if isinstance(value, torch.Tensor):
+        return tensor_proxy(value.shape, value.dtype, value.device, value.requires_grad, name=name)
+    if type(value) in NUMBER_PREFIXES:
+        return number_proxy(type(value), value, name=name)
+    raise TypeError(f"Cannot make a proxy for a {type(value).__qualname__}: only torch.Tensor and Python "
+                    "int/float/bool/complex values become trace inputs.")
+
+
+def flat_proxies(value) -> list[Proxy]:
+    """Proxies found in ``value``, recursively through tuples, lists and dict values, in order
+    (with repeats)."""
+    out: list[Proxy] = []
+
+    def walk(x):
+        if isinstance(x, Proxy):
+            out.append(x)
+        elif isinstance(x, (tuple, list)):
+            for y in x:
+                walk(y)
+        elif isinstance(x, (dict, MappingProxyType)):
+            for y in x.values():
+                walk(y)
+
+    walk(value)
+    return out
+
+
+del _names, _key, _op, _plain, _inplace, _dunder, _kind

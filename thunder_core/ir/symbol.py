@@ -1,0 +1,253 @@
+"""Symbols (the ops a trace can record) and bound symbols (one recorded call).
+
+A :class:`Symbol` is a record: its name, how it prints, and its rules. ``meta`` computes
+output proxies from input proxies (shapes, dtypes, devices); ``decomposition``, when
+present, expresses the op in terms of other symbols. Calling a symbol while a trace is
+being built (``with tracing(trace):``) runs the rule and appends a :class:`BoundSymbol` to
+the trace:
+
+* a symbol with a ``decomposition`` runs it in a sub-scope of the trace; the bound
+  symbols it records become the new bound symbol's ``subsymbols`` and its return value the
+  outputs (``meta`` is then optional and only checked by the verifier). If the
+  decomposition records nothing and returns only its inputs, the call is a no-op and
+  nothing is recorded;
+* otherwise ``meta`` returns fresh output proxies (a proxy, a possibly nested tuple/list of
+  proxies, or None).
+
+Other per-symbol rules (implementations, VJPs, costs) live in tables keyed by symbol id in
+the packages that own them, never on the symbol.
+
+Calling convention (every symbol, every executor, checked by ``verify``):
+**tensors and numbers are positional; static metadata is passed by keyword.** Static
+metadata is what does not flow through the computation: dims, shapes given as constants,
+dtypes, devices, layouts, memory formats, strings and flags. So ``ltorch.sum(t0, dim=1,
+keepdim=True)``, ``ltorch.to(t0, dtype=torch.float16)``, ``prims.add(t0, f0)``. A proxy
+never appears in keyword arguments, and a dtype/device/layout/memory format/string never
+appears in positional arguments.
+
+A bound symbol is frozen; passes rewrite it with :meth:`BoundSymbol.replace` (which returns
+the same object when nothing changed, so "did this pass change anything" is an ``is``
+check) and keep per-pass facts in side tables keyed by the bound symbol (it hashes by
+identity).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from functools import cached_property
+from types import MappingProxyType
+from typing import Any, Callable
+
+from .printing import annotation, print_value
+from .proxies import Proxy, flat_proxies, is_valid_name
+from .trace import current_trace
+
+__all__ = ["Symbol", "BoundSymbol", "TracingError"]
+
+
+class TracingError(RuntimeError):
+    """A symbol was called where it cannot be recorded, or its rule returned something a
+    trace cannot hold."""
+
+
+@dataclass(frozen=True, eq=False)
+class Symbol:
+    """An op a trace can record.
+
+    :param name: the op's short name (``"add"``).
+    :param meta: ``meta(*args, **kwargs)`` -> output proxies, created with
+        ``thunder_core.ir.tensor_proxy``/``number_proxy`` (named by the current trace). May
+        be None when ``decomposition`` is given.
+    :param id: unique identifier, the key of every rule table (``"prims.add"``,
+        ``"torch.nn.functional.gelu"``).
+    :param decomposition: the op written with other symbols, or None.
+    :param is_prim: a primitive: has ``meta`` and no decomposition; executors must implement it.
+    :param tags: static properties passes may query (e.g. ``"inplace"``, ``"random"``).
+    :param python_name: the name the call prints as (default ``name``).
+    :param module: module alias (an identifier) the call prints under: ``"prims"`` prints ``prims.add(...)``;
+        see ``thunder_core.ir.printing.NAMESPACES``. None prints the bare ``python_name``.
+
+    Example::
+
+        add = Symbol("add", meta=add_meta, id="prims.add", is_prim=True, module="prims")
+        with tracing(trace):
+            t2 = add(t0, t1)          # records `t2 = prims.add(t0, t1)`
+    """
+
+    name: str
+    meta: Callable | None
+    id: str
+    decomposition: Callable | None = None
+    is_prim: bool = False
+    tags: frozenset[str] = frozenset()
+    python_name: str | None = None
+    module: str | None = None
+
+    def __post_init__(self):
+        if self.python_name is None:
+            object.__setattr__(self, "python_name", self.name)
+        object.__setattr__(self, "tags", frozenset(self.tags))
+        if not is_valid_name(self.python_name):
+            raise ValueError(f"Symbol {self.id!r}: python_name {self.python_name!r} is not a valid Python identifier.")
+        if self.module is not None and not is_valid_name(self.module):
+            raise ValueError(f"Symbol {self.id!r}: module alias {self.module!r} is not a Python identifier (register "
+                             "the importable module path in thunder_core.ir.printing.NAMESPACES instead).")
+        if self.meta is None and self.decomposition is None:
+            raise ValueError(f"Symbol {self.id!r} has neither a meta function nor a decomposition, so calling it "
+                             "could not compute its outputs. Give it at least one.")
+        if self.is_prim and (self.decomposition is not None or self.meta is None):
+            raise ValueError(f"Symbol {self.id!r} is marked is_prim: a primitive has a meta function and no "
+                             "decomposition.")
+
+    @property
+    def printed_name(self) -> str:
+        """How calls print: ``module.python_name`` or ``python_name``."""
+        return self.python_name if self.module is None else f"{self.module}.{self.python_name}"
+
+    def __repr__(self) -> str:
+        return f"<Symbol {self.id}>"
+
+    def __call__(self, *args, **kwargs):
+        trace = current_trace()
+        if trace is None:
+            raise TracingError(
+                f"Symbol {self.id} was called outside of a trace. Symbols record themselves into the trace being "
+                f"built and compute nothing: call it inside `with thunder_core.ir.tracing(trace):`, or run the "
+                f"trace through Trace.python_callable(impls) to execute implementations.")
+        if self.decomposition is None:
+            out, subsymbols = self.meta(*args, **kwargs), ()
+        else:
+            with trace.scope() as recorded:
+                out = self.decomposition(*args, **kwargs)
+            subsymbols = tuple(recorded)
+        outs = _check_output(self, out)
+        input_ids = {id(p) for p in flat_proxies((args, kwargs))}
+        reused = [p for p in outs if id(p) in input_ids]
+        if self.decomposition is not None and not subsymbols and len(reused) == len(outs):
+            return out  # a no-op here (e.g. `to` the dtype it already has): nothing to record
+        if reused:
+            raise TracingError(
+                f"Symbol {self.id} returned its input {reused[0].name} as an output. A bound symbol defines each of "
+                f"its outputs, so an input cannot be one (it would be defined twice). Make the "
+                f"{'decomposition' if self.decomposition else 'meta function'} return a new proxy.")
+        bsym = BoundSymbol(self, args, kwargs, out, subsymbols, source=trace.current_source)
+        trace.record(bsym)
+        return out
+
+
+def _check_output(sym: Symbol, out) -> list[Proxy]:
+    """The output's proxies; raises if it is not a proxy / nested tuple or list of proxies / None."""
+    if out is None:
+        return []
+    leaves: list[Proxy] = []
+
+    def walk(x):
+        if isinstance(x, Proxy):
+            leaves.append(x)
+        elif type(x) in (tuple, list):
+            for y in x:
+                walk(y)
+        else:
+            raise TracingError(
+                f"Symbol {sym.id} returned {x!r:.60} (a {type(x).__qualname__}) from its "
+                f"{'decomposition' if sym.decomposition else 'meta function'}. Outputs must be proxies, tuples/lists "
+                f"of proxies, or None, because each output is assigned to a variable in the printed trace.")
+
+    walk(out)
+    return leaves
+
+
+def _same(a, b) -> bool:
+    """Structural equality that never calls a proxy's ``__eq__`` (which would record an op)."""
+    if a is b:
+        return True
+    if type(a) is not type(b) or isinstance(a, Proxy):
+        return False
+    if isinstance(a, (tuple, list)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, (dict, MappingProxyType)):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - incomparable values are simply different
+        return False
+
+
+_NORMALIZE = {
+    "args": tuple,
+    "kwargs": lambda kw: kw if isinstance(kw, MappingProxyType) else MappingProxyType(dict(kw or {})),
+    "subsymbols": tuple,
+    "tags": frozenset,
+    "source": lambda s: None if s is None else tuple(s),
+}
+
+
+def _normalize(field_name: str, value):
+    f = _NORMALIZE.get(field_name)
+    return value if f is None else f(value)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class BoundSymbol:
+    """One recorded call of a symbol: ``output = sym(*args, **kwargs)``.
+
+    :param sym: the :class:`Symbol` called.
+    :param args: positional arguments (proxies, numbers, nested tuples/lists of them).
+    :param kwargs: keyword arguments (static metadata); stored read-only.
+    :param output: a proxy, a (nested) tuple/list of proxies, or None.
+    :param subsymbols: the bound symbols of ``sym``'s decomposition, computing ``output``
+        from values visible before this call.
+    :param source: ``(filename, lineno, source_line)`` of the user's line that produced the call.
+    :param header: a comment printed above the call.
+    :param tags: facts passes attach (e.g. ``"recomputed"``); other per-pass data goes in
+        side tables keyed by the bound symbol, which hashes by identity.
+    """
+
+    sym: Symbol
+    args: tuple
+    kwargs: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
+    output: Any = None
+    subsymbols: tuple[BoundSymbol, ...] = ()
+    source: tuple[str, int, str] | None = None
+    header: str | None = None
+    tags: frozenset[str] = frozenset()
+
+    def __post_init__(self):
+        for k in _NORMALIZE:
+            object.__setattr__(self, k, _normalize(k, getattr(self, k)))
+
+    def replace(self, **changes) -> BoundSymbol:
+        """A copy with ``changes`` applied, or this very object if every change equals the
+        current value (proxies compared by identity)."""
+        if all(_same(getattr(self, k), _normalize(k, v)) for k, v in changes.items()):
+            return self
+        return dataclasses.replace(self, **changes)
+
+    @cached_property
+    def flat_args(self) -> tuple[Proxy, ...]:
+        """Proxies in ``args`` and ``kwargs``, recursively, in order (with repeats)."""
+        return tuple(flat_proxies((self.args, self.kwargs)))
+
+    @cached_property
+    def flat_outs(self) -> tuple[Proxy, ...]:
+        """Proxies in ``output``, recursively, in order."""
+        return tuple(flat_proxies(self.output))
+
+    def python(self) -> str:
+        """This call as one line of Python, with an annotation comment for its outputs:
+        ``t2 = prims.add(t0, t1)  # t2: "cpu f32[2, 3]"``."""
+        parts = [print_value(a) for a in self.args]
+        parts += [f"{k}={print_value(v)}" for k, v in self.kwargs.items()]
+        call = f"{self.sym.printed_name}({', '.join(parts)})"
+        if self.output is None:
+            return call
+        line = f"{print_value(self.output)} = {call}"
+        notes = ", ".join(f"{p.name}: {annotation(p)}" for p in self.flat_outs)
+        return f"{line}  # {notes}" if notes else line
+
+    def __repr__(self) -> str:
+        try:
+            return self.python()
+        except Exception:  # noqa: BLE001 - repr must not fail on a malformed bound symbol
+            return f"<BoundSymbol {self.sym.id} (unprintable)>"

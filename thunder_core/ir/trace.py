@@ -1,0 +1,285 @@
+"""Traces: a program as a list of bound symbols, and its Python printer.
+
+A :class:`Trace` is what the frontend records and every pass rewrites: input proxies
+(``args``, plus keyword inputs ``kwargs``), the :class:`~thunder_core.ir.symbol.BoundSymbol`
+list in program order, and an ``output`` (any nesting of tuples/lists/dicts of proxies
+and constants). It also owns name generation, so every proxy name is unique in it.
+
+Building a trace: make it current with ``tracing(trace)`` (a context variable, so threads
+and nested traces do not interfere) and call symbols; each call records itself through
+:func:`current_trace`. A symbol's decomposition runs inside :meth:`Trace.scope`, which
+collects its bound symbols as subsymbols instead of appending them to the trace. The
+frontend sets the user's source line for the calls it records with :meth:`Trace.at_source`.
+
+Every trace prints as runnable Python (``print(trace)``)::
+
+    # thunder_core trace 'fn'
+    import torch
+    import thunder_core.ops.prims as prims
+
+    def fn(t0, t1):
+      # t0: "cpu f32[2, 3]"
+      # t1: "cpu f32[2, 3]"
+      # model.py:12: 	return x + y
+      t2 = prims.add(t0, t1)  # t2: "cpu f32[2, 3]"
+      return t2
+
+:meth:`Trace.python_callable` compiles that source once and binds each symbol to an
+implementation, which is how traces run.
+"""
+
+from __future__ import annotations
+
+import builtins
+import itertools
+import linecache
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any, Callable, Iterator, Mapping
+
+from .printing import NAMESPACES, PRINTER_GLOBALS, PrintingError, annotation, format_source, print_value
+from .proxies import Proxy, flat_proxies, is_valid_name, proxy
+
+__all__ = ["Trace", "tracing", "current_trace"]
+
+_CURRENT: ContextVar[Trace | None] = ContextVar("thunder_core_current_trace", default=None)
+_COMPILED = itertools.count()
+_INDENT = "  "
+
+
+def current_trace() -> Trace | None:
+    """The trace being built in this context, or None."""
+    return _CURRENT.get()
+
+
+@contextmanager
+def tracing(trace: Trace) -> Iterator[Trace]:
+    """Make ``trace`` the current trace: symbols called inside the block record into it.
+    Blocks nest; leaving one restores the previous current trace."""
+    token = _CURRENT.set(trace)
+    try:
+        yield trace
+    finally:
+        _CURRENT.reset(token)
+
+
+@dataclass(eq=False)
+class Trace:
+    """A traced program. See the module docstring.
+
+    :param name: the printed function's name.
+    :param args: positional input proxies, in order.
+    :param kwargs: keyword inputs: keyword -> proxy.
+    :param bound_symbols: the recorded calls, in program order.
+    :param output: what the program returns (proxies and printable constants, nested).
+    """
+
+    name: str = "computation"
+    args: list[Proxy] = field(default_factory=list)
+    kwargs: dict[str, Proxy] = field(default_factory=dict)
+    bound_symbols: list = field(default_factory=list)
+    output: Any = None
+    #: (filename, lineno, source_line) recorded on the calls made now; see at_source.
+    current_source: tuple[str, int, str] | None = field(default=None, init=False, repr=False)
+    _names: set[str] = field(default_factory=set, init=False, repr=False)
+    _counters: dict[str, int] = field(default_factory=dict, init=False, repr=False)
+    _scopes: list[list] = field(default_factory=list, init=False, repr=False)
+
+    def __post_init__(self):
+        if not is_valid_name(self.name):
+            raise ValueError(f"Trace name {self.name!r} is not a valid Python identifier; it names the printed function.")
+        self.args = list(self.args)
+        self.kwargs = dict(self.kwargs)
+        self.bound_symbols = list(self.bound_symbols)
+        self._names.update(p.name for p in flat_proxies((self.args, self.kwargs)))
+        stack = list(self.bound_symbols)
+        while stack:  # names defined anywhere, decompositions included, stay taken
+            bsym = stack.pop()
+            self._names.update(p.name for p in getattr(bsym, "flat_outs", ()))  # malformed: verify() reports
+            stack += getattr(bsym, "subsymbols", ())
+
+    # -- names --
+    def make_name(self, prefix: str) -> str:
+        """A fresh name ``<prefix><n>``, unique in this trace (``t0``, ``t1``...)."""
+        n = self._counters.get(prefix, 0)
+        while (name := f"{prefix}{n}") in self._names:
+            n += 1
+        if not is_valid_name(name) or name in PRINTER_GLOBALS:
+            raise ValueError(f"Name prefix {prefix!r} does not produce valid proxy names (got {name!r}).")
+        self._counters[prefix] = n + 1
+        self._names.add(name)
+        return name
+
+    def reserve_name(self, name: str) -> str:
+        """Claim an explicit ``name`` in this trace and return it; raises if it is taken or invalid."""
+        if not is_valid_name(name) or name in PRINTER_GLOBALS:
+            raise ValueError(f"{name!r} cannot name a proxy: names must be Python identifiers other than keywords "
+                             f"and {', '.join(sorted(PRINTER_GLOBALS))}.")
+        if name in self._names:
+            raise ValueError(f"The name {name!r} is already used in trace {self.name!r}; proxy names must be unique. "
+                             "Omit the name to get a fresh one.")
+        self._names.add(name)
+        return name
+
+    def add_input(self, value, *, name: str | None = None, keyword: str | None = None) -> Proxy:
+        """Append an input and return its proxy. ``value`` is a proxy, or a tensor/number to
+        make one for (named ``name``, else the keyword if free, else fresh). With ``keyword``
+        the input is a keyword input."""
+        if isinstance(value, Proxy):
+            p = value
+            self._names.add(p.name)
+        else:
+            if name is None and keyword is not None and is_valid_name(keyword) and keyword not in self._names \
+                    and keyword not in PRINTER_GLOBALS:
+                name = keyword
+            with tracing(self):
+                p = proxy(value, name=name)
+        if keyword is None:
+            self.args.append(p)
+        elif keyword in self.kwargs:
+            raise ValueError(f"Trace {self.name!r} already has a keyword input {keyword!r}.")
+        else:
+            self.kwargs[keyword] = p
+        return p
+
+    # -- recording --
+    def record(self, bsym) -> None:
+        """Append a bound symbol to the innermost open scope (the trace itself if none)."""
+        (self._scopes[-1] if self._scopes else self.bound_symbols).append(bsym)
+
+    @contextmanager
+    def scope(self) -> Iterator[list]:
+        """Collect the bound symbols recorded inside the block into the yielded list instead
+        of the enclosing scope (how decompositions become subsymbols)."""
+        recorded: list = []
+        self._scopes.append(recorded)
+        try:
+            yield recorded
+        finally:
+            self._scopes.pop()
+
+    @contextmanager
+    def at_source(self, source: tuple[str, int, str] | None) -> Iterator[None]:
+        """Record ``source`` = (filename, lineno, source_line) on the calls made inside the block."""
+        previous, self.current_source = self.current_source, (tuple(source) if source is not None else None)
+        try:
+            yield
+        finally:
+            self.current_source = previous
+
+    def derive(self, **changes) -> Trace:
+        """A new trace with this one's fields (lists and dicts copied) and name state, so names
+        made in it never collide with this trace's; ``changes`` replace fields."""
+        fields = dict(name=self.name, args=list(self.args), kwargs=dict(self.kwargs),
+                      bound_symbols=list(self.bound_symbols), output=self.output)
+        fields.update(changes)
+        new = Trace(**fields)
+        new._names |= self._names
+        new._counters.update(self._counters)
+        return new
+
+    # -- printing and running --
+    def python(self, print_subsymbols: bool = False) -> str:
+        """This trace as Python source; with ``print_subsymbols`` each decomposition is shown
+        as comments under its call."""
+        return "\n".join(render(self, print_subsymbols)[0]) + "\n"
+
+    def __str__(self) -> str:
+        return self.python()
+
+    def __repr__(self) -> str:
+        return f"<Trace {self.name!r}: {len(self.args) + len(self.kwargs)} inputs, {len(self.bound_symbols)} bound symbols>"
+
+    def python_callable(self, impls: Mapping[str, Callable] | None = None) -> Callable:
+        """Compile the printed source once and return the function it defines.
+
+        ``impls`` maps symbol id -> implementation; each call in the trace runs its symbol's
+        implementation. Without ``impls`` the calls go to the symbols themselves, so calling
+        the function inside ``tracing(other)`` records the program again. Tracebacks show
+        the printed trace's lines.
+        """
+        source = self.python()
+        namespaces: dict[str, dict[str, Callable]] = {}
+        bare: dict[str, Callable] = {}
+        seen: dict[str, Any] = {}
+        missing: list[str] = []
+        for bsym in self.bound_symbols:
+            sym = bsym.sym
+            other = seen.setdefault(sym.printed_name, sym)
+            if other.id != sym.id:
+                raise ValueError(f"Trace {self.name!r} calls two different symbols that both print as "
+                                 f"{sym.printed_name}: {other.id!r} and {sym.id!r}. Give them distinct python_name "
+                                 "or module so the printed source can tell them apart.")
+            if impls is None:
+                impl = sym
+            elif sym.id in impls:
+                impl = impls[sym.id]
+            else:
+                missing.append(f"{sym.id} (printed as {sym.printed_name})")
+                continue
+            (bare if sym.module is None else namespaces.setdefault(sym.module, {}))[sym.python_name] = impl
+        if missing:
+            raise LookupError(f"Trace {self.name!r} cannot be compiled: `impls` has no implementation for "
+                              f"{', '.join(sorted(set(missing)))}. Add entries keyed by these symbol ids.")
+        filename = f"<thunder_core trace {self.name} #{next(_COMPILED)}>"
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        g: dict[str, Any] = {"__name__": f"thunder_core_trace_{self.name}", "__builtins__": builtins}
+        exec(compile(source, filename, "exec"), g)
+        fn = g[self.name]
+        for alias, attrs in namespaces.items():
+            g[alias] = SimpleNamespace(**attrs)
+        g.update(bare)
+        return fn
+
+
+def render(trace: Trace, print_subsymbols: bool = False) -> tuple[list[str], dict[int, int]]:
+    """The printed lines of ``trace`` and, for every printed bound symbol (by ``id()``), its
+    1-based line number. Raises PrintingError naming the bound symbol that cannot print."""
+    lines = [f"# thunder_core trace {trace.name!r}", "import torch"]
+    modules = sorted({b.sym.module for b in trace.bound_symbols if b.sym.module is not None})
+    for alias in modules:
+        if alias in NAMESPACES:
+            lines.append(f"import {NAMESPACES[alias]} as {alias}")
+        else:
+            lines.append(f"# {alias}: no module registered in thunder_core.ir.printing.NAMESPACES; "
+                         "Trace.python_callable binds it")
+    bare = sorted({b.sym.python_name for b in trace.bound_symbols if b.sym.module is None})
+    if bare:
+        lines.append(f"# bound by Trace.python_callable: {', '.join(bare)}")
+    params = [p.name for p in trace.args]
+    if trace.kwargs:
+        params += ["*", *trace.kwargs]
+    lines += ["", f"def {trace.name}({', '.join(params)}):"]
+    for p in [*trace.args, *trace.kwargs.values()]:
+        lines.append(f"{_INDENT}# {p.name}: {annotation(p)}")
+    for keyword, p in trace.kwargs.items():
+        if p.name != keyword:
+            lines.append(f"{_INDENT}{p.name} = {keyword}")
+    line_of: dict[int, int] = {}
+    last_source = None
+    for i, bsym in enumerate(trace.bound_symbols):
+        if bsym.header:
+            lines += [f"{_INDENT}# {h}" for h in bsym.header.splitlines()]
+        if bsym.source is not None and bsym.source != last_source:
+            lines.append(f"{_INDENT}# {format_source(bsym.source)}")
+        last_source = bsym.source
+        _render_bsym(trace, bsym, f"top-level bound symbol {i}", _INDENT, "", lines, line_of, print_subsymbols)
+    try:
+        lines.append(f"{_INDENT}return {print_value(trace.output)}")
+    except PrintingError as e:
+        raise PrintingError(f"Cannot print the output of trace {trace.name!r}: {e}") from None
+    return lines, line_of
+
+
+def _render_bsym(trace, bsym, where, indent, comment, lines, line_of, print_subsymbols):
+    try:
+        text = bsym.python()
+    except PrintingError as e:
+        raise PrintingError(f"Cannot print {where} ({bsym.sym.id}) of trace {trace.name!r}: {e}") from None
+    line_of[id(bsym)] = len(lines) + 1
+    lines.append(f"{indent}{comment}{text}")
+    if print_subsymbols:
+        for j, sub in enumerate(bsym.subsymbols):
+            _render_bsym(trace, sub, f"subsymbol {j} of {where}", indent + _INDENT, "# ", lines, line_of, True)

@@ -1,0 +1,84 @@
+"""Finding plugins: the ``thunder_core`` entry-point group, loaded through pluggy.
+
+A plugin that fails to import, targets another API major version or raises in a hook is
+disabled with a warning (and reported by ``doctor``); ``import thunder_core`` never fails
+because of a plugin.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata
+import warnings
+from dataclasses import dataclass
+
+import pluggy
+
+from . import hookspecs
+
+
+class PluginWarning(UserWarning):
+    """A plugin was disabled; the message says which and why."""
+
+
+@dataclass
+class PluginRecord:
+    name: str
+    distribution: str
+    version: str
+    module: object | None
+    problem: str | None = None
+
+
+@functools.lru_cache(maxsize=1)
+def _loaded():
+    pm = pluggy.PluginManager("thunder_core")
+    pm.add_hookspecs(hookspecs)
+    records = []
+    for ep in importlib.metadata.entry_points(group="thunder_core"):
+        dist = ep.dist.name if ep.dist else "?"
+        version = ep.dist.version if ep.dist else "?"
+        try:
+            module = ep.load()
+        except Exception as e:  # noqa: BLE001 - any failure disables only this plugin
+            records.append(PluginRecord(ep.name, dist, version, None, f"import failed: {type(e).__name__}: {e}"))
+            warnings.warn(f"thunder_core plugin {ep.name!r} ({dist} {version}) failed to import and is disabled: "
+                          f"{type(e).__name__}: {e}", PluginWarning, stacklevel=2)
+            continue
+        api = getattr(module, "THUNDER_CORE_API", hookspecs.API_VERSION)
+        if api != hookspecs.API_VERSION:
+            problem = f"written for plugin API {api}, this thunder_core has {hookspecs.API_VERSION}"
+            records.append(PluginRecord(ep.name, dist, version, module, problem))
+            warnings.warn(f"thunder_core plugin {ep.name!r} ({dist} {version}) is disabled: {problem}.",
+                          PluginWarning, stacklevel=2)
+            continue
+        pm.register(module, name=ep.name)
+        records.append(PluginRecord(ep.name, dist, version, module))
+    return pm, records
+
+
+def executors() -> dict:
+    """name -> Executor, for every executor of every enabled plugin (available here or not)."""
+    pm, records = _loaded()
+    out, owners = {}, {}
+    for r in records:
+        if r.problem is not None or r.module is None:
+            continue
+        try:
+            provided = pm.hook.thunder_core_executors.get_hookimpls()
+            fn = next((h.function for h in provided if h.plugin is r.module), None)
+            exs = fn() if fn is not None else []
+        except Exception as e:  # noqa: BLE001
+            r.problem = f"thunder_core_executors raised {type(e).__name__}: {e}"
+            warnings.warn(f"thunder_core plugin {r.name!r}: {r.problem}; its executors are disabled.", PluginWarning)
+            continue
+        for ex in exs:
+            if ex.api_version != hookspecs.API_VERSION:
+                warnings.warn(f"executor {ex.name!r} of {r.distribution} targets plugin API {ex.api_version}, this "
+                              f"thunder_core has {hookspecs.API_VERSION}; it is disabled.", PluginWarning)
+                continue
+            if ex.name in out:
+                raise RuntimeError(f"Two executors are named {ex.name!r}: one from {owners[ex.name]}, one from "
+                                   f"{r.distribution}. Uninstall one of them.")
+            out[ex.name], owners[ex.name] = ex, r.distribution
+    return out
