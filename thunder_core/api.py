@@ -117,7 +117,7 @@ def _what_changed(previous: Entry | None, cap: Capture) -> str:
     for g in cap.guards:
         o = old.get((g.prov, g.kind))
         if o is not None and not _same(o.value, g.value):
-            diffs.append(f"{g.prov!r}: {o.describe()} -> {g.describe()}")
+            diffs.append(f"{cap.describe_path(g.prov)}: {o.describe()} -> {g.describe()}")
     return "; ".join(diffs[:3]) if diffs else "a check of the previous entry failed"
 
 

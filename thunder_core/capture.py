@@ -69,6 +69,17 @@ class Capture:
     guards: list = field(default_factory=list)     # [Guard]
     events: list = field(default_factory=list)     # the interpreter's event log
     fn_name: str = "fn"
+    arg_names: list = field(default_factory=list)  # parameter names of the positional arguments
+
+    def describe_path(self, prov) -> str:
+        """``args[0].fc.weight`` with the root argument named: ``argument x`` / ``x.fc.weight``."""
+        text = repr(prov)
+        root = prov.root
+        if root.kind == ARG and root.key < len(self.arg_names):
+            name = self.arg_names[root.key]
+            text = name + text[len(repr(root)):]
+            return f"argument {text}" if prov is root else text
+        return text
 
 
 class _CaptureTrace(Trace):
@@ -233,6 +244,7 @@ def capture(fn, args, kwargs, *, extra_lookasides=None) -> Capture:
     arg_names = list(code.co_varnames[:code.co_argcount]) if code is not None else []
     if isinstance(fn, types.MethodType):
         arg_names = arg_names[1:]
+    cap.arg_names = arg_names
     rec = _Recorder(cap, arg_names)
     I = TracingInterpreter(lookasides={**_LOOKASIDES, **(extra_lookasides or {})}, on_enter=rec.on_enter)
     I.recorder = rec

@@ -96,7 +96,9 @@ class Interpreter:
             self._last_read[inst] = (owner, value)
             self.events.append(ev.Event(kind, prov, key, value, inst.site))
         if self.on_enter is not None:
-            value = self.on_enter(self, value, prov)
+            new = self.on_enter(self, value, prov)
+            if new is not value:  # replaced (e.g. a tensor by its proxy): the hook owns it now
+                return new
         t = type(value)
         if t not in SCALARS and t not in _NOT_DATA and id(value) not in self.outside:
             self.outside[id(value)] = (value, prov)
@@ -123,7 +125,9 @@ class Interpreter:
     def _enter_arg(self, value, prov, site):
         self.events.append(ev.Event(ev.READ_ARG, prov, None, value, site))
         if self.on_enter is not None:
-            value = self.on_enter(self, value, prov)
+            new = self.on_enter(self, value, prov)
+            if new is not value:
+                return new
         if type(value) not in SCALARS:
             self.outside.setdefault(id(value), (value, prov))
         return value

@@ -35,11 +35,18 @@ from typing import Any, Callable
 
 import torch
 
-__all__ = ["Proxy", "TensorProxy", "NumberProxy", "TENSOR_METHODS", "OPERATORS", "tensor_proxy",
+__all__ = ["TENSOR_PROPERTIES", "Proxy", "TensorProxy", "NumberProxy", "TENSOR_METHODS", "OPERATORS", "tensor_proxy",
            "number_proxy", "proxy", "flat_proxies", "is_valid_name", "NUMBER_PREFIXES"]
 
 #: torch.Tensor method name -> callable (normally a Symbol) that records that method.
 TENSOR_METHODS: dict[str, Callable] = {}
+
+#: torch.Tensor property name -> callable(proxy) computing it (``T``, ``mT``, ``data``...).
+TENSOR_PROPERTIES: dict[str, Callable] = {}
+
+#: Called with a method name missing from TENSOR_METHODS; returns an entry or None (the ops
+#: package installs one that records unknown torch.Tensor methods as opaque symbols).
+MISSING_METHOD: Callable | None = None
 
 #: Python type of a number -> prefix of the names generated for its proxies.
 NUMBER_PREFIXES: dict[type, str] = {int: "i", float: "f", bool: "b", complex: "c"}
@@ -151,6 +158,25 @@ class TensorProxy(Proxy):
         """True for floating-point dtypes, like ``torch.Tensor.is_floating_point``."""
         return self.dtype.is_floating_point
 
+    @property
+    def is_cuda(self) -> bool:
+        return self.device.type == "cuda"
+
+    @property
+    def is_cpu(self) -> bool:
+        return self.device.type == "cpu"
+
+    @property
+    def is_meta(self) -> bool:
+        return self.device.type == "meta"
+
+    def get_device(self) -> int:
+        """Like ``torch.Tensor.get_device``: the device index, -1 on CPU."""
+        return -1 if self.device.type == "cpu" else (self.device.index or 0)
+
+    def element_size(self) -> int:
+        return torch.empty((), dtype=self.dtype).element_size()
+
     def is_complex(self) -> bool:
         """True for complex dtypes, like ``torch.Tensor.is_complex``."""
         return self.dtype.is_complex
@@ -170,7 +196,12 @@ class TensorProxy(Proxy):
         # Only reached when normal lookup fails: fields and the methods above win.
         if attr.startswith("__"):
             raise AttributeError(attr)
+        prop = TENSOR_PROPERTIES.get(attr)
+        if prop is not None:
+            return prop(self)
         fn = TENSOR_METHODS.get(attr)
+        if fn is None and MISSING_METHOD is not None:
+            fn = MISSING_METHOD(attr)
         if fn is None:
             raise AttributeError(
                 f"TensorProxy {self.name} has no method or attribute {attr!r}: no symbol is registered for it in "
@@ -181,6 +212,8 @@ class TensorProxy(Proxy):
 
 def _table_entry(key: str, proxy: TensorProxy, op: str) -> Callable:
     fn = TENSOR_METHODS.get(key)
+    if fn is None and MISSING_METHOD is not None:
+        fn = MISSING_METHOD(key)
     if fn is None:
         raise NotImplementedError(
             f"`{op}` on TensorProxy {proxy.name} dispatches to TENSOR_METHODS[{key!r}], which has no entry: the ops "

@@ -127,7 +127,8 @@ class _Verifier:
                 self.fail(None, f"{what} is {bsym!r:.60}, not a BoundSymbol of a Symbol",
                           "Build bound symbols by calling symbols while tracing.")
             self.path.append((i, bsym))
-            self.check_convention(bsym)
+            if "opaque" not in bsym.sym.tags:  # opaque ops keep the user's own call form
+                self.check_convention(bsym)
             for p in bsym.flat_args:
                 d = visible.get(p.name)
                 if d is None:

@@ -14,7 +14,7 @@ _run_natively(_os.path.join(_os.path.dirname(_os.path.dirname(_os.path.abspath(_
 _NAMESPACES.setdefault("prims", "thunder_core.ops.prims")
 _NAMESPACES.setdefault("ltorch", "thunder_core.ops.ltorch")
 
-from . import ltorch, prims, registry  # noqa: E402
+from . import ltorch, opaque, prims, registry  # noqa: E402
 from .registry import PRIMS, SYMBOLS, TORCH_CALLS, TORCH_IMPLS  # noqa: E402
 
 # Op families. Each module defines its prims and/or torch-level symbols at import.

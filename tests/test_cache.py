@@ -1,0 +1,216 @@
+"""The guarded cache: hits and misses for every kind of change, globals and closures, -O."""
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+import torch
+
+import thunder_core as tc
+
+SCALE = 2.0
+ACT = "relu"
+
+
+def test_hit_after_first_call_and_results_match():
+    def f(a, b):
+        return a * b + a
+
+    jf = tc.jit(f)
+    a, b = torch.randn(3, 4), torch.randn(3, 4)
+    torch.testing.assert_close(jf(a, b), f(a, b))
+    torch.testing.assert_close(jf(a, b), f(a, b))
+    assert (tc.cache_misses(jf), tc.cache_hits(jf)) == (1, 1)
+
+
+@pytest.mark.parametrize("change", ["shape", "dtype", "rank", "requires_grad"])
+def test_tensor_metadata_change_is_a_miss(change):
+    def f(a):
+        return a * 2
+
+    jf = tc.jit(f)
+    a = torch.randn(3)
+    jf(a)
+    b = {"shape": torch.randn(4), "dtype": torch.randn(3, dtype=torch.float64), "rank": torch.randn(3, 1),
+         "requires_grad": torch.randn(3, requires_grad=True)}[change]
+    torch.testing.assert_close(jf(b), f(b))
+    jf(b)
+    jf(a)
+    assert tc.cache_misses(jf) == 2 and tc.cache_hits(jf) == 2
+
+
+@pytest.mark.parametrize("first,second", [(2, 3), (2.0, 2.5), (True, False), ("mean", "sum")])
+def test_number_and_string_arguments_are_guarded_by_value(first, second):
+    def f(a, k):
+        if isinstance(k, str):
+            return a.sum() if k == "sum" else a.mean()
+        return a * k
+
+    jf = tc.jit(f)
+    a = torch.randn(4)
+    for k in (first, first, second, first):
+        torch.testing.assert_close(jf(a, k), f(a, k))
+    assert tc.cache_misses(jf) == 2 and tc.cache_hits(jf) == 2
+
+
+def test_int_and_float_of_equal_value_are_different_entries():
+    jf = tc.jit(lambda a, k: a * k)
+    a = torch.ones(2, dtype=torch.int64)
+    assert jf(a, 2).dtype == torch.int64
+    assert jf(a, 2.0).dtype == torch.float32
+    assert tc.cache_misses(jf) == 2
+
+
+def test_kwarg_changes():
+    def f(a, *, scale=1.0, shift=None):
+        out = a * scale
+        return out if shift is None else out + shift
+
+    jf = tc.jit(f)
+    a = torch.randn(3)
+    torch.testing.assert_close(jf(a, scale=2.0), f(a, scale=2.0))
+    torch.testing.assert_close(jf(a, scale=2.0), f(a, scale=2.0))
+    torch.testing.assert_close(jf(a, scale=3.0), f(a, scale=3.0))
+    torch.testing.assert_close(jf(a, shift=torch.ones(3)), f(a, shift=torch.ones(3)))
+    assert tc.cache_misses(jf) == 3 and tc.cache_hits(jf) == 1
+
+
+def uses_global(a):
+    return a * SCALE
+
+
+def test_global_number_change_is_seen():
+    global SCALE
+    jf = tc.jit(uses_global)
+    a = torch.ones(2)
+    try:
+        SCALE = 2.0
+        assert jf(a).tolist() == [2.0, 2.0]
+        SCALE = 5.0
+        assert jf(a).tolist() == [5.0, 5.0]
+        SCALE = 2.0
+        assert jf(a).tolist() == [2.0, 2.0]
+    finally:
+        SCALE = 2.0
+    assert tc.cache_misses(jf) == 2 and tc.cache_hits(jf) == 1
+
+
+G_TENSOR = torch.ones(3)
+
+
+def test_global_tensor_is_an_input_and_its_changes_are_seen():
+    global G_TENSOR
+
+    def f(a):
+        return a + G_TENSOR
+
+    jf = tc.jit(f)
+    a = torch.zeros(3)
+    try:
+        assert jf(a).tolist() == [1, 1, 1]
+        G_TENSOR = torch.full((3,), 7.0)  # same metadata, new values: a hit with the new tensor
+        assert jf(a).tolist() == [7, 7, 7]
+        assert tc.cache_misses(jf) == 1
+        G_TENSOR = torch.ones(4)          # new shape: a miss (and broadcasting error as in eager)
+        with pytest.raises(RuntimeError):
+            f(a)
+        with pytest.raises(RuntimeError):
+            jf(a)
+    finally:
+        G_TENSOR = torch.ones(3)
+
+
+def _double(x):
+    return x * 2
+
+
+def _triple(x):
+    return x * 3
+
+
+HELPER = _double
+
+
+def test_global_function_change_is_seen():
+    global HELPER
+
+    def f(a):
+        return HELPER(a)
+
+    jf = tc.jit(f)
+    a = torch.ones(2)
+    try:
+        assert jf(a).tolist() == [2, 2]
+        HELPER = _triple
+        assert jf(a).tolist() == [3, 3]
+    finally:
+        HELPER = _double
+
+
+def test_closure_value_change_is_seen():
+    k = 2
+
+    def f(a):
+        return a * k
+
+    jf = tc.jit(f)
+    a = torch.ones(2)
+    assert jf(a).tolist() == [2, 2]
+    k = 4
+    assert jf(a).tolist() == [4, 4]
+    assert jf(a).tolist() == [4, 4]
+    assert tc.cache_misses(jf) == 2 and tc.cache_hits(jf) == 1
+
+
+def test_grad_mode_and_default_dtype_are_part_of_the_key():
+    jf = tc.jit(lambda a: a * 2)
+    a = torch.ones(2)
+    jf(a)
+    with torch.no_grad():
+        jf(a)
+    assert tc.cache_misses(jf) == 2
+
+
+def test_no_caching_and_same_input_modes():
+    f = lambda a: a + 1  # noqa: E731
+    jf = tc.jit(f, cache="no caching")
+    a = torch.ones(2)
+    jf(a), jf(a)
+    assert tc.cache_misses(jf) == 2 and tc.cache_hits(jf) == 0
+    js = tc.jit(f, cache="same input")
+    js(a), js(a)
+    assert tc.cache_misses(js) == 1 and tc.cache_hits(js) == 1
+    assert js(torch.full((2,), 5.0)).tolist() == [6.0, 6.0]
+
+
+def test_many_misses_warn_once_naming_what_changed():
+    def f(a):
+        return a * 2
+
+    jf = tc.jit(f)
+    with pytest.warns(tc.api.RecompileWarning, match=r"compiled 9 times.*argument a: tensor \(8,\).*-> tensor \(9,\)"):
+        for n in range(1, 11):
+            jf(torch.ones(n))
+
+
+def test_unknown_cache_mode_is_an_error():
+    with pytest.raises(ValueError, match="cache="):
+        tc.jit(lambda a: a, cache="sometimes")
+
+
+def test_checks_survive_python_dash_O(tmp_path):
+    script = tmp_path / "o.py"
+    script.write_text(textwrap.dedent("""
+        import torch, thunder_core as tc
+        def f(a):
+            return a * 2
+        jf = tc.jit(f)
+        jf(torch.ones(3))
+        out = jf(torch.ones(4))
+        assert False or True
+        print(tc.cache_misses(jf), out.shape[0])
+    """))
+    r = subprocess.run([sys.executable, "-O", str(script)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["2", "4"]

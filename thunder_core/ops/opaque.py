@@ -1,0 +1,91 @@
+"""Torch operations with no symbol of their own become *opaque* symbols on first use.
+
+``opaque_entry(torch_fn)`` creates (once) a symbol ``opaque.<name>`` whose meta runs the
+function under FakeTensorMode and whose torch implementation is the function itself, so an
+"unsupported op" still traces and runs. The call keeps the user's argument form (the
+calling convention is not enforced for opaque symbols; they are tagged ``"opaque"``). When
+the output depends on tensor *contents* (``.item()``, ``.tolist()``, ``nonzero``...), the
+error says so and what to do.
+"""
+
+from __future__ import annotations
+
+import re
+
+import torch
+
+from ..ir import Symbol, TracingError
+from ..ir import proxies as _proxies
+from ..ir.printing import NAMESPACES
+from ..ir.proxies import flat_proxies
+from . import registry
+
+NAMESPACES.setdefault("opaque", "thunder_core.ops.opaque_ns")
+_ENTRIES: dict = {}
+_PUBLIC = {"torch._C._nn": "torch.nn.functional", "torch._C._special": "torch.special", "torch._C._linalg": "torch.linalg",
+           "torch._C._fft": "torch.fft", "torch._C._VariableFunctions": "torch", "torch._C": "torch"}
+
+
+def _name(fn) -> str:
+    owner = getattr(fn, "__objclass__", None)
+    if owner is not None:
+        q = f"Tensor_{fn.__name__}"
+    else:
+        mod = getattr(fn, "__module__", None) or "torch"
+        mod = _PUBLIC.get(mod, mod)
+        q = f"{mod}.{getattr(fn, '__qualname__', getattr(fn, '__name__', 'op'))}"
+    return re.sub(r"\W", "_", q).strip("_")
+
+
+def opaque_entry(fn):
+    """The entry recording calls of torch callable ``fn`` as an opaque symbol."""
+    entry = _ENTRIES.get(fn)
+    if entry is not None:
+        return entry
+    from . import opaque_ns
+
+    name = _name(fn)
+    while hasattr(opaque_ns, name):
+        name += "_"
+    meta = registry.fake_meta(lambda p, k: fn(*p, **k))
+
+    def checked_meta(*args, **kwargs):
+        try:
+            return meta(*args, **kwargs)
+        except Exception as e:  # noqa: BLE001 - FakeTensor raises several kinds for data-dependent ops
+            if "DataDependent" in type(e).__name__ or "data-dependent" in str(e).lower() or "item" in str(e):
+                raise TracingError(
+                    f"{_display(fn)} returns something that depends on tensor values, which are not known while "
+                    f"tracing. Keep the computation in tensors (e.g. torch.where instead of `if t.item()`), or "
+                    f"call it outside the jitted function.") from None
+            raise
+
+    sym = Symbol(name, checked_meta, f"opaque.{name}", tags=frozenset({"opaque"}), python_name=name, module="opaque")
+    registry.TORCH_IMPLS[sym.id] = fn
+
+    def entry(*args, **kwargs):
+        out = checked_meta(*args, **kwargs) if not flat_proxies((args, kwargs)) else None
+        if out is not None:
+            return out
+        result = sym(*args, **kwargs)
+        return result
+
+    entry.symbol = sym
+    setattr(opaque_ns, name, sym)
+    _ENTRIES[fn] = entry
+    return entry
+
+
+def _display(fn) -> str:
+    owner = getattr(fn, "__objclass__", None)
+    return f"torch.Tensor.{fn.__name__}" if owner is not None else f"{getattr(fn, '__module__', '')}.{fn.__name__}"
+
+
+def _missing_method(attr: str):
+    fn = getattr(torch.Tensor, attr, None)
+    if fn is None or not callable(fn) or isinstance(fn, type):
+        return None
+    return opaque_entry(fn)
+
+
+_proxies.MISSING_METHOD = _missing_method
