@@ -40,6 +40,8 @@ LENGTH = "length"        # value: len() of a container
 SAME_AS = "same-as"      # value: provenance of the first path to the same tensor
 NO_HOOKS = "no-hooks"    # nn.Module without hooks (value: None)
 
+_OWNERS = (types.ModuleType, type(None), type(torch._C._VariableFunctions))
+_BOUND_METHODS = (types.MethodType, types.BuiltinMethodType, types.MethodWrapperType)
 _EQ_TYPES = (int, float, bool, str, complex, type(None), torch.dtype, torch.device, bytes, type(...))
 _CALLABLE_TYPES = (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type, types.MethodType,
                    types.BuiltinMethodType, types.MethodWrapperType, types.WrapperDescriptorType,
@@ -138,6 +140,8 @@ class _Recorder:
             self.guard(prov, EQUALS, value)
         elif isinstance(value, torch.nn.Module):
             self.guard(prov, TYPE, type(value))  # parameters are fetched by path: any instance will do
+        elif isinstance(value, _BOUND_METHODS) and not isinstance(getattr(value, "__self__", None), _OWNERS):
+            pass  # made afresh on each access; the type guard of its owner covers it
         elif isinstance(value, _CALLABLE_TYPES):
             if isinstance(value, types.ModuleType):
                 self.modules[prov] = value
@@ -206,11 +210,12 @@ class TracingInterpreter(Interpreter):
     """The interpreter with torch's operations recorded into a trace."""
 
     def call_native(self, fn, args, kwargs=None):
-        if _has_proxy(args) or (kwargs and _has_proxy(kwargs.values())):
-            if _is_torch_callable(fn):
-                from .ops.opaque import opaque_entry
+        # Torch functions are recorded (opaque symbols) when tensors flow in or out of them;
+        # those that only answer questions about metadata or touch no tensor run natively.
+        if _is_torch_callable(fn) and not isinstance(fn, type):
+            from .ops.opaque import opaque_entry
 
-                return opaque_entry(fn)(*args, **(kwargs or {}))
+            return opaque_entry(fn)(*args, **(kwargs or {}))
         return super().call_native(fn, args, kwargs)
 
 
@@ -237,6 +242,8 @@ def capture(fn, args, kwargs, *, extra_lookasides=None) -> Capture:
         _LOOKASIDES = _torch_lookasides()
         _LOOKASIDES[torch.nn.Module._wrapped_call_impl] = _module_call
         _LOOKASIDES[isinstance] = _isinstance
+        for name in ("_has_torch_function", "_has_torch_function_unary", "_has_torch_function_variadic"):
+            _LOOKASIDES[getattr(torch._C, name)] = lambda I, args, kwargs: False  # proxies override nothing
     name = getattr(fn, "__name__", "fn")
     trace = _CaptureTrace("computation")
     cap = Capture(trace, fn_name=name)

@@ -49,7 +49,11 @@ def opaque_entry(fn):
         name += "_"
     meta = registry.fake_meta(lambda p, k: fn(*p, **k))
 
+    precomputed = []  # the output computed by `entry` for the call being recorded now
+
     def checked_meta(*args, **kwargs):
+        if precomputed:
+            return precomputed.pop()
         try:
             return meta(*args, **kwargs)
         except Exception as e:  # noqa: BLE001 - FakeTensor raises several kinds for data-dependent ops
@@ -64,11 +68,13 @@ def opaque_entry(fn):
     registry.TORCH_IMPLS[sym.id] = fn
 
     def entry(*args, **kwargs):
-        out = checked_meta(*args, **kwargs) if not flat_proxies((args, kwargs)) else None
-        if out is not None:
-            return out
-        result = sym(*args, **kwargs)
-        return result
+        out = checked_meta(*args, **kwargs)
+        if not flat_proxies(out):
+            if flat_proxies((args, kwargs)):
+                return out  # a metadata query on traced tensors (a size, a dtype): a constant
+            return fn(*args, **kwargs)  # no tensors in or out: run it now, natively
+        precomputed.append(out)
+        return sym(*args, **kwargs)
 
     entry.symbol = sym
     setattr(opaque_ns, name, sym)
