@@ -100,13 +100,10 @@ class JittedFunction:
 
 
 def _dispatch_key(args, kwargs):
-    key = []
-    for a in args:
-        key.append((a.dtype, a.shape) if isinstance(a, torch.Tensor) else type(a))
+    # Types only: cheap to compute. Shapes and everything else are the prologue's checks.
     if kwargs:
-        for k, v in kwargs.items():
-            key.append((k, (v.dtype, v.shape) if isinstance(v, torch.Tensor) else type(v)))
-    return tuple(key)
+        return (*map(type, args), *kwargs)
+    return tuple(map(type, args))
 
 
 def _what_changed(previous: Entry | None, cap: Capture) -> str:

@@ -112,7 +112,7 @@ def build_prologue(cap: Capture, args, kwargs, *, check=True) -> Prologue:
     """Generate the prologue for ``cap``, resolving paths on this call's ``args``/``kwargs``.
     ``check=False`` fetches inputs without checking anything (cache="same input")."""
     b = _Builder(args, kwargs)
-    unchecked = []
+    unchecked, tensors = [], []
     if check:
         for g in cap.guards:
             try:
@@ -120,7 +120,13 @@ def build_prologue(cap: Capture, args, kwargs, *, check=True) -> Prologue:
             except NotRefetchable:
                 unchecked.append(g)
                 continue
-            _emit_check(b, var, g)
+            if g.kind == TENSOR and _TensorGuards is not None:
+                tensors.append((var, g))  # checked together below, in C++
+            else:
+                _emit_check(b, var, g)
+        if tensors and not _batch_tensor_check(b, tensors):
+            for var, g in tensors:
+                _emit_check(b, var, g)
     outs = [b.fetch(prov) for prov, _ in cap.inputs]
     b.lines.append(f"return ({''.join(o + ', ' for o in outs)})")
     body = "\n".join("    " + line for line in b.lines)
@@ -130,6 +136,30 @@ def build_prologue(cap: Capture, args, kwargs, *, check=True) -> Prologue:
     ns = dict(b.consts)
     exec(compile(source, filename, "exec"), ns)
     return Prologue(ns["prologue"], source, unchecked)
+
+
+try:  # torch's own C++ tensor checks (used by torch.compile): one call checks many tensors
+    from torch._C._dynamo.guards import TensorGuards as _TensorGuards
+except Exception:  # noqa: BLE001 - an internal API: fall back to Python checks without it
+    _TensorGuards = None
+
+
+def _batch_tensor_check(b: _Builder, tensors) -> bool:
+    """Check all tensors with one TensorGuards call (type, dtype, device, requires_grad,
+    dispatch keys, sizes and strides). False if it cannot be built or rejects these very
+    tensors (then the caller emits Python checks)."""
+    values = [b.values[b_prov] for b_prov in (g.prov for _, g in tensors)]
+    try:
+        tg = _TensorGuards(*values, dynamic_dims_sizes=[list(v.size()) for v in values],
+                           dynamic_dims_strides=[list(v.stride()) for v in values])
+        if not tg.check(*values):
+            return False
+    except Exception:  # noqa: BLE001
+        return False
+    names = ", ".join(var for var, _ in tensors)
+    what = "; ".join(f"{var}: {g.describe()}" for var, g in tensors[:4]) + ("; ..." if len(tensors) > 4 else "")
+    b.check(f"not {b.const(tg, 'TG')}.check({names})", f"tensors (and strides): {what}")
+    return True
 
 
 def _emit_check(b: _Builder, var: str, g):

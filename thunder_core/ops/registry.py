@@ -108,6 +108,43 @@ class OpDef:
         return args, kwargs
 
 
+def _direct_impl(opdef, fn):
+    """A generated function calling ``fn`` straight from a symbol call, without re-binding
+    arguments on every call (this runs once per op per call of a compiled function): inputs
+    positionally while they lead torch's signature, then by keyword; static keywords as
+    given; a static ``*args`` parameter spread. None when the signature needs the generic path."""
+    params = list(opdef.signature.parameters.values())
+    P = inspect.Parameter
+    args, positional_prefix, varargs_static = [], True, None
+    for p in params:
+        if p.kind is P.VAR_POSITIONAL:
+            if p.name in opdef.inputs:
+                return None
+            varargs_static = p.name
+            continue
+        if p.kind is P.VAR_KEYWORD:
+            continue
+        if p.name in opdef.inputs:
+            if positional_prefix and p.kind in (P.POSITIONAL_ONLY, P.POSITIONAL_OR_KEYWORD):
+                args.append(p.name)
+            elif p.kind is P.POSITIONAL_ONLY:
+                return None
+            else:
+                args.append(f"{p.name}={p.name}")
+        else:
+            if p.kind is P.POSITIONAL_ONLY or (varargs_static is None and any(
+                    q.kind is P.VAR_POSITIONAL for q in params)):
+                return None
+            positional_prefix = False
+    if varargs_static is not None:
+        args.append(f"*kw.pop({varargs_static!r}, ())")
+    args.append("**kw")
+    src = f"def impl({', '.join(opdef.inputs)}{', ' if opdef.inputs else ''}**kw):\n    return fn({', '.join(args)})\n"
+    ns = {"fn": fn}
+    exec(compile(src, f"<thunder_core torch impl {opdef.signature}>", "exec"), ns)
+    return ns["impl"]
+
+
 def _same(a, b) -> bool:
     try:
         return type(a) is type(b) and bool(a == b)
@@ -236,9 +273,11 @@ def torch_op(*torch_fns, inputs=("input",), method: str | tuple | None = None, m
         opdef = OpDef(None, first, signature, tuple(i for i in signature.parameters if i in inputs))
         call = impl or first
 
-        def torch_impl(*pos, **kw):
-            a, k = opdef.to_torch_call(pos, kw)
-            return call(a, k) if impl is not None else call(*a, **k)
+        torch_impl = None if impl is not None else _direct_impl(opdef, first)
+        if torch_impl is None:
+            def torch_impl(*pos, **kw):
+                a, k = opdef.to_torch_call(pos, kw)
+                return call(a, k) if impl is not None else call(*a, **k)
 
         decomposition = None
         if _has_body(sig_fn):

@@ -1,0 +1,114 @@
+"""Per-call overhead on the cache-hit path: tc.jit vs eager vs torch.compile, side by side.
+
+Workloads are tiny so that the time is dominated by what each system does around the
+kernels: two 8x8 tensors added and multiplied; a function of 32 small tensor inputs; an
+MLP module with 100 parameters (50 Linear layers of 8x8) on a 1x8 input.
+
+Run: ``python -m benchmarks.dispatch_overhead [--quick] [--json PATH]``. Prints a table of
+median per-call microseconds (and interquartile range) and ratios to eager.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+import warnings
+
+import torch
+
+import thunder_core as tc
+
+
+def tiny(a, b):
+    return a * b + a
+
+
+def many(*xs):
+    out = xs[0]
+    for x in xs[1:]:
+        out = out + x
+    return out
+
+
+class Deep(torch.nn.Module):
+    def __init__(self, n=50, d=8):
+        super().__init__()
+        self.layers = torch.nn.ModuleList(torch.nn.Linear(d, d) for _ in range(n))
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+def workloads():
+    a, b = torch.randn(8, 8), torch.randn(8, 8)
+    xs = [torch.randn(4) for _ in range(32)]
+    torch.manual_seed(0)
+    deep = Deep().eval()
+    assert sum(1 for _ in deep.parameters()) == 100
+    x = torch.randn(1, 8)
+    return [("two 8x8 tensors", tiny, (a, b)), ("32 tensor inputs", many, tuple(xs)),
+            ("module, 100 parameters", deep, (x,))]
+
+
+def systems(fn):
+    out = {"eager": fn, "tc.jit": tc.jit(fn), "tc.jit[torch]": tc.jit(fn, executors=["torch"])}
+    try:
+        out["torch.compile"] = torch.compile(fn)
+    except Exception as e:  # noqa: BLE001
+        print(f"torch.compile unavailable: {e}", file=sys.stderr)
+    return out
+
+
+def per_call_us(fn, args, inner):
+    t = time.perf_counter_ns()
+    for _ in range(inner):
+        fn(*args)
+    return (time.perf_counter_ns() - t) / inner / 1e3
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--json")
+    ns = ap.parse_args(argv)
+    torch.set_num_threads(1)
+    reps, inner = (15, 20) if ns.quick else (41, 50)
+    results = []
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} thread, python {sys.version.split()[0]}")
+    for name, fn, args in workloads():
+        row = {"workload": name}
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = fn(*args)
+            sys_fns = systems(fn)
+            for sname, f in sys_fns.items():
+                torch.testing.assert_close(f(*args), expected)
+                for _ in range(3):
+                    f(*args)
+            timings = {s: [] for s in sys_fns}
+            for _ in range(reps):  # interleave systems so drift affects all alike
+                for sname, f in sys_fns.items():
+                    timings[sname].append(per_call_us(f, args, inner))
+        for sname, ts in timings.items():
+            q = statistics.quantiles(ts, n=4)
+            row[sname] = {"median_us": statistics.median(ts), "iqr_us": q[2] - q[0]}
+        results.append(row)
+    names = [s for s in results[0] if s != "workload"]
+    print("\n| workload | " + " | ".join(f"{s} µs (x eager)" for s in names) + " |")
+    print("|---|" + "---:|" * len(names))
+    for r in results:
+        e = r["eager"]["median_us"]
+        cells = [f"{r[s]['median_us']:.1f} ({r[s]['median_us'] / e:.2f}x)" for s in names]
+        print(f"| {r['workload']} | " + " | ".join(cells) + " |")
+    if ns.json:
+        with open(ns.json, "w") as fh:
+            json.dump({"torch": torch.__version__, "results": results}, fh, indent=1)
+
+
+if __name__ == "__main__":
+    main()
