@@ -48,6 +48,7 @@ class JittedFunction:
         self._last: Entry | None = None
         self.hits = self.misses = 0
         self._warned = False
+        self.arg_names = None  # names of positional arguments for traces and messages
         functools.update_wrapper(self, fn, updated=())
 
     def __call__(self, *args, **kwargs):
@@ -70,7 +71,7 @@ class JittedFunction:
 
     def _compile_and_run(self, args, kwargs):
         self.misses += 1
-        cap = capture(self.fn, args, kwargs)
+        cap = capture(self.fn, args, kwargs, arg_names=self.arg_names)
         _warn_outside_writes(cap)
         from .execution.lower import lower
 
@@ -192,6 +193,9 @@ def jit(fn, executors=None, cache="constant values", sharp_edges=None, transform
     if isinstance(fn, torch.nn.Module):
         jfn = JittedFunction(_call_module, executors, cache, sharp_edges, transforms)
         jfn.__qualname__ = type(fn).__qualname__
+        code = getattr(getattr(type(fn).forward, "__func__", type(fn).forward), "__code__", None)
+        if code is not None:
+            jfn.arg_names = ["module", *code.co_varnames[1:code.co_argcount]]
         return ThunderModule(fn, jfn)
     return JittedFunction(fn, executors, cache, sharp_edges, transforms)
 

@@ -19,13 +19,14 @@ of torch functions that have no symbol become opaque symbols (ops/opaque.py).
 from __future__ import annotations
 
 import linecache
+import os
 import types
 from dataclasses import dataclass, field
 
 import torch
 
 from .frontend import Interpreter
-from .frontend.provenance import ARG, ATTR, CELL, GLOBAL, ITEM, KWARG, Provenance
+from .frontend.provenance import ARG, ATTR, CELL, GLOBAL, ITEM, ITER, KWARG, Provenance
 from .ir import Proxy, TensorProxy, Trace, flat_proxies, tracing
 from .ir.printing import PRINTER_GLOBALS
 from .ir.proxies import is_valid_name
@@ -40,6 +41,7 @@ LENGTH = "length"        # value: len() of a container
 SAME_AS = "same-as"      # value: provenance of the first path to the same tensor
 NO_HOOKS = "no-hooks"    # nn.Module without hooks (value: None)
 
+_TORCH_DIR = os.path.dirname(torch.__file__)
 _OWNERS = (types.ModuleType, type(None), type(torch._C._VariableFunctions))
 _BOUND_METHODS = (types.MethodType, types.BuiltinMethodType, types.MethodWrapperType)
 _EQ_TYPES = (int, float, bool, str, complex, type(None), torch.dtype, torch.device, bytes, type(...))
@@ -91,10 +93,15 @@ class _CaptureTrace(Trace):
 
     @property
     def current_source(self):
+        """The innermost user frame's line: frames of torch's own Python code (nn.Linear's
+        forward, F.layer_norm...) are skipped so comments point at the user's model."""
         I = self.interp
         if I is None or not I.frames:
             return None
-        f = I.frames[-1]
+        for f in reversed(I.frames):
+            filename = f.info.code.co_filename
+            if not filename.startswith(_TORCH_DIR):
+                break
         inst = f.insts[f.ip - 1]
         filename, line, _ = inst.site
         return (filename, line, linecache.getline(filename, line).strip())
@@ -161,7 +168,7 @@ class _Recorder:
         """A readable input name from the provenance path: ``x``, ``fc_weight``, ``G_scale``."""
         parts, p = [], prov
         while p is not None:
-            if p.kind in (ATTR, ITEM, KWARG, GLOBAL, CELL):
+            if p.kind in (ATTR, ITEM, KWARG, GLOBAL, CELL, ITER):
                 parts.append(str(p.key))
             elif p.kind == ARG and not parts:  # a plain argument: its parameter name
                 parts.append(self.arg_names[p.key] if p.key < len(self.arg_names) else f"arg{p.key}")
@@ -235,7 +242,7 @@ def _is_torch_callable(fn) -> bool:
     return getattr(fn, "__objclass__", None) is torch._C.TensorBase or getattr(fn, "__self__", None) is torch._C._nn
 
 
-def capture(fn, args, kwargs, *, extra_lookasides=None) -> Capture:
+def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None) -> Capture:
     """Trace ``fn(*args, **kwargs)``; see the module docstring."""
     global _LOOKASIDES
     if _LOOKASIDES is None:
@@ -247,10 +254,11 @@ def capture(fn, args, kwargs, *, extra_lookasides=None) -> Capture:
     name = getattr(fn, "__name__", "fn")
     trace = _CaptureTrace("computation")
     cap = Capture(trace, fn_name=name)
-    code = getattr(getattr(fn, "__func__", fn), "__code__", None)
-    arg_names = list(code.co_varnames[:code.co_argcount]) if code is not None else []
-    if isinstance(fn, types.MethodType):
-        arg_names = arg_names[1:]
+    if arg_names is None:
+        code = getattr(getattr(fn, "__func__", fn), "__code__", None)
+        arg_names = list(code.co_varnames[:code.co_argcount]) if code is not None else []
+        if isinstance(fn, types.MethodType):
+            arg_names = arg_names[1:]
     cap.arg_names = arg_names
     rec = _Recorder(cap, arg_names)
     I = TracingInterpreter(lookasides={**_LOOKASIDES, **(extra_lookasides or {})}, on_enter=rec.on_enter)

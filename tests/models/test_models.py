@@ -5,7 +5,7 @@ import torch
 
 import thunder_core as tc
 
-from .zoo import CNN, GPT, MLP, GPTBlock, LlamaBlock
+from thunder_core.examples.models import CNN, GPT, MLP, GPTBlock, LlamaBlock
 
 
 def _check(model, *inputs, atol=1e-5, rtol=1e-5, train=False):

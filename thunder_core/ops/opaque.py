@@ -33,7 +33,7 @@ def _name(fn) -> str:
     else:
         mod = getattr(fn, "__module__", None) or "torch"
         mod = _PUBLIC.get(mod, mod)
-        q = f"{mod}.{getattr(fn, '__qualname__', getattr(fn, '__name__', 'op'))}"
+        q = f"{mod}.{getattr(fn, '__name__', 'op')}"
     return re.sub(r"\W", "_", q).strip("_")
 
 
