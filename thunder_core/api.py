@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import warnings
 from dataclasses import dataclass
 
@@ -11,6 +12,10 @@ import torch
 from .capture import Capture, capture
 from .guards.prologue import MISS, Prologue, build_prologue
 from .ir import Trace
+
+#: Run the IR verifier on every trace a compile produces (tests turn it on; so does
+#: THUNDER_CORE_VERIFY=1), so a pass that breaks a trace fails where it broke it.
+VERIFY_TRACES = os.environ.get("THUNDER_CORE_VERIFY", "") not in ("", "0")
 
 CACHE_MODES = ("constant values", "no caching", "same input", "symbolic values")
 MISS_WARN_LIMIT = 8
@@ -77,6 +82,11 @@ class JittedFunction:
 
         exec_trace, impls, owner = lower(cap.trace, self._executors)
         exec_trace.name = "computation"
+        if VERIFY_TRACES:
+            from .ir import verify
+
+            verify(cap.trace)
+            verify(exec_trace)
         computation = exec_trace.python_callable(impls)
         prologue = build_prologue(cap, args, kwargs)
         unchecked = build_prologue(cap, args, kwargs, check=False) if self.cache == "same input" else None
