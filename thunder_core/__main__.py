@@ -12,10 +12,18 @@ def _demo(args) -> int:
     return main()
 
 
+def _doctor(args) -> int:
+    from .doctor import report
+
+    print(report())
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m thunder_core")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("demo", help="run the demo").set_defaults(run=_demo)
+    sub.add_parser("doctor", help="list installed plugins and whether they can run here").set_defaults(run=_doctor)
     ns = parser.parse_args(argv)
     return ns.run(ns)
 

@@ -59,6 +59,11 @@ def _loaded():
 
 def executors() -> dict:
     """name -> Executor, for every executor of every enabled plugin (available here or not)."""
+    return {name: ex for name, (ex, _) in executors_with_plugins().items()}
+
+
+def executors_with_plugins() -> dict:
+    """name -> (Executor, the PluginRecord that provided it)."""
     pm, records = _loaded()
     out, owners = {}, {}
     for r in records:
@@ -80,5 +85,5 @@ def executors() -> dict:
             if ex.name in out:
                 raise RuntimeError(f"Two executors are named {ex.name!r}: one from {owners[ex.name]}, one from "
                                    f"{r.distribution}. Uninstall one of them.")
-            out[ex.name], owners[ex.name] = ex, r.distribution
+            out[ex.name], owners[ex.name] = (ex, r), r.distribution
     return out
