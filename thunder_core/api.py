@@ -138,11 +138,18 @@ def _same(a, b):
 
 def _warn_outside_writes(cap: Capture):
     from .frontend import events as ev
+    from .ir import flat_proxies
 
     writes = [e for e in cap.events if e.kind in ev.WRITES]
+    for e in writes:
+        if flat_proxies(e.value):
+            raise NotImplementedError(
+                f"{e.where}: the jitted function stores a traced tensor into {cap.describe_path(e.prov)} ({e.kind}). Storing "
+                "tensors computed inside the function into outside objects (globals, module attributes, outside "
+                "lists) is not supported yet; return the tensor instead and store it outside the jitted call.")
     if writes:
         e = writes[0]
-        warnings.warn(f"{e.where}: the jitted function writes to {e.prov!r} ({e.kind}); writes to outside state "
+        warnings.warn(f"{e.where}: the jitted function writes to {cap.describe_path(e.prov)} ({e.kind}); writes to outside state "
                       "happen while tracing only and are not replayed on cached calls yet.", UserWarning, stacklevel=4)
 
 
