@@ -14,6 +14,7 @@ _LAZY: dict[str, str] = {
     name: ".api" for name in ("jit", "last_traces", "last_prologue_traces", "cache_hits", "cache_misses")
 }
 _LAZY["hookimpl"] = ".hookspecs"
+_LAZY["SharpEdgeError"] = _LAZY["SharpEdgeWarning"] = ".sharp_edges"
 
 
 def __getattr__(name: str):

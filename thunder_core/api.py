@@ -46,8 +46,13 @@ class JittedFunction:
                                       'default), "same input" or "no caching".')
         if transforms:
             raise NotImplementedError("transforms=... is not available yet (it arrives with the plugin system).")
+        from .sharp_edges import checkers, resolve_levels
+
         self.fn = fn
         self.cache = cache
+        self._sharp_levels = resolve_levels(sharp_edges)
+        found = checkers()
+        self._record_opaque = any(found[n].needs_opaque_calls for n, lv in self._sharp_levels.items() if lv != "allow")
         self._executors = _resolve_executors(executors)
         self._entries: dict = {}
         self._last: Entry | None = None
@@ -76,7 +81,10 @@ class JittedFunction:
 
     def _compile_and_run(self, args, kwargs):
         self.misses += 1
-        cap = capture(self.fn, args, kwargs, arg_names=self.arg_names)
+        from .sharp_edges import run_checkers
+
+        cap = capture(self.fn, args, kwargs, arg_names=self.arg_names, record_opaque_calls=self._record_opaque)
+        run_checkers(cap, self._sharp_levels)
         _warn_outside_writes(cap)
         from .execution.lower import lower
 

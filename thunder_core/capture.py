@@ -242,7 +242,7 @@ def _is_torch_callable(fn) -> bool:
     return getattr(fn, "__objclass__", None) is torch._C.TensorBase or getattr(fn, "__self__", None) is torch._C._nn
 
 
-def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None) -> Capture:
+def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_opaque_calls=False) -> Capture:
     """Trace ``fn(*args, **kwargs)``; see the module docstring."""
     global _LOOKASIDES
     if _LOOKASIDES is None:
@@ -261,7 +261,8 @@ def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None) -> Captu
             arg_names = arg_names[1:]
     cap.arg_names = arg_names
     rec = _Recorder(cap, arg_names)
-    I = TracingInterpreter(lookasides={**_LOOKASIDES, **(extra_lookasides or {})}, on_enter=rec.on_enter)
+    I = TracingInterpreter(lookasides={**_LOOKASIDES, **(extra_lookasides or {})}, on_enter=rec.on_enter,
+                           record_opaque_calls=record_opaque_calls)
     I.recorder = rec
     trace.interp = I
     rec.guard(Provenance("state", None, "grad_enabled"), EQUALS, torch.is_grad_enabled())

@@ -51,3 +51,31 @@ def thunder_core_executors() -> list[Executor]:
             return [Executor("myexec", implementations=lambda: {"prims.add": my_add},
                              version="1.0", api_version=1)]
     """
+
+
+# --------------------------------------------------------------------------- sharp edges
+
+
+@hookspec
+def thunder_core_sharp_edge_checkers() -> list:
+    """Return sharp-edge checkers (:class:`thunder_core.sharp_edges.SharpEdgeChecker`).
+
+    :return: a list; every plugin's list is collected. Checker names must be unique.
+
+    A checker's ``check(capture)`` runs once per compile over the capture (``capture.events``
+    is the interpreter's event log: reads of outside data, writes, opaque calls;
+    ``capture.trace`` the computation trace) and yields ``SharpEdge(checker, message)``. The
+    user's level for the checker decides: "allow" ignores, "warn" emits
+    ``tc.SharpEdgeWarning``, "error" raises ``tc.SharpEdgeError``. Messages name the user's
+    file:line, what was found and how to fix or silence it.
+
+    **Example**::
+
+        @hookimpl
+        def thunder_core_sharp_edge_checkers():
+            def check(cap):
+                for e in cap.events:
+                    if e.kind == "read-global" and e.key.isupper():
+                        yield SharpEdge("constants", f"{e.where}: reads constant {e.key}")
+            return [SharpEdgeChecker("constants", "warn", check)]
+    """

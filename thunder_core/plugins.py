@@ -35,6 +35,10 @@ def _loaded():
     pm = pluggy.PluginManager("thunder_core")
     pm.add_hookspecs(hookspecs)
     records = []
+    from .builtin import sharp_edges as builtin_sharp_edges  # the core's own plugin, same hooks
+
+    pm.register(builtin_sharp_edges, name="thunder_core.builtin")
+    records.append(PluginRecord("builtin", "thunder-core", _core_version(), builtin_sharp_edges))
     for ep in importlib.metadata.entry_points(group="thunder_core"):
         dist = ep.dist.name if ep.dist else "?"
         version = ep.dist.version if ep.dist else "?"
@@ -55,6 +59,36 @@ def _loaded():
         pm.register(module, name=ep.name)
         records.append(PluginRecord(ep.name, dist, version, module))
     return pm, records
+
+
+def _core_version():
+    from . import __version__
+
+    return __version__
+
+
+def sharp_edge_checkers() -> dict:
+    """name -> SharpEdgeChecker from every enabled plugin (built-ins included)."""
+    pm, records = _loaded()
+    out, owner = {}, {}
+    for r in records:
+        if r.problem is not None or r.module is None:
+            continue
+        fn = getattr(r.module, "thunder_core_sharp_edge_checkers", None)
+        if fn is None:
+            continue
+        try:
+            found = fn()
+        except Exception as e:  # noqa: BLE001
+            r.problem = f"thunder_core_sharp_edge_checkers raised {type(e).__name__}: {e}"
+            warnings.warn(f"thunder_core plugin {r.name!r}: {r.problem}; its checkers are disabled.", PluginWarning)
+            continue
+        for c in found:
+            if c.name in out:
+                raise RuntimeError(f"Two sharp-edge checkers are named {c.name!r}: from {owner[c.name]} and "
+                                   f"{r.distribution}. Uninstall one of them.")
+            out[c.name], owner[c.name] = c, r.distribution
+    return out
 
 
 def executors() -> dict:

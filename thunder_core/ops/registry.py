@@ -323,8 +323,10 @@ class _Namespace:
     def __getattr__(self, name):
         fn = getattr(self._module, name)
         entry = torch_call_of(fn)
-        if entry is None:
-            raise AttributeError(f"{self._label}.{name} has no torch-level symbol yet (not in TORCH_CALLS)")
+        if entry is None:  # no symbol (yet): record it as an opaque op rather than fail
+            from .opaque import opaque_entry
+
+            entry = opaque_entry(fn)
         return entry
 
 

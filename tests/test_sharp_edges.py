@@ -1,0 +1,81 @@
+"""Sharp-edge checkers: what is flagged, what is not, and the levels."""
+
+import pytest
+import torch
+
+import thunder_core as tc
+
+LIMIT = 3.0
+TABLE = [1.0, 2.0]
+
+
+def helper(x):
+    return x * 2
+
+
+def reads_global(x):
+    return x * LIMIT
+
+
+def test_outside_global_read_is_flagged_under_warn_and_error_only():
+    x = torch.ones(2)
+    tc.jit(reads_global)(x)  # default: allow
+    with pytest.warns(tc.SharpEdgeWarning, match=r"test_sharp_edges.py:\d+ in reads_global: reads global 'LIMIT' \(float\).*argument"):
+        tc.jit(reads_global, sharp_edges="warn")(x)
+    with pytest.raises(tc.SharpEdgeError, match=r"\[outside-value\].*'LIMIT'"):
+        tc.jit(reads_global, sharp_edges={"outside-value": "error"})(x)
+
+
+def test_outside_closure_read_is_flagged():
+    scale = 4.0
+
+    def f(x):
+        return x * scale
+
+    with pytest.raises(tc.SharpEdgeError, match="closure variable 'scale'"):
+        tc.jit(f, sharp_edges="error")(torch.ones(2))
+
+
+def test_closures_created_inside_and_functions_and_modules_are_not_flagged():
+    F = torch.nn.functional
+
+    def f(x):
+        def inner():
+            return x + 1
+        return F.relu(helper(inner())) + torch.zeros(2) + x.shape[0]
+
+    tc.jit(f, sharp_edges="error")(torch.ones(2))
+
+
+def test_module_attribute_reads_are_not_flagged():
+    m = torch.nn.Linear(2, 2)
+    tc.jit(m, sharp_edges="error")(torch.ones(1, 2))
+
+
+def test_outside_write_is_flagged():
+    def f(x):
+        TABLE.append(1.0)
+        return x
+
+    try:
+        with pytest.raises(tc.SharpEdgeError, match=r"\[outside-write\].*mutate 'append'"):
+            tc.jit(f, sharp_edges={"outside-write": "error"})(torch.ones(2))
+    finally:
+        del TABLE[2:]
+
+
+def test_opaque_call_is_flagged():
+    import time
+
+    def f(x):
+        return x * time.time()
+
+    with pytest.warns(tc.SharpEdgeWarning, match=r"time.time\(...\) runs once, while tracing"):
+        tc.jit(f, sharp_edges={"opaque-call": "warn"})(torch.ones(2))
+
+
+def test_unknown_checker_or_level_is_an_error():
+    with pytest.raises(ValueError, match="unknown checker"):
+        tc.jit(reads_global, sharp_edges={"nope": "warn"})
+    with pytest.raises(ValueError, match="level"):
+        tc.jit(reads_global, sharp_edges="loud")

@@ -1,0 +1,105 @@
+"""Built-in sharp-edge checkers: outside-value, outside-write, opaque-call, reshape-inplace."""
+
+from __future__ import annotations
+
+import builtins
+import os
+import random
+import time
+import types
+
+from .. import hookspecs
+from ..frontend import events as ev
+from ..frontend.provenance import CELL, GLOBAL
+from ..sharp_edges import SharpEdge, SharpEdgeChecker
+
+_NOT_DATA = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type, types.MethodType,
+             types.BuiltinMethodType, types.MethodDescriptorType, types.WrapperDescriptorType)
+_FIX_READ = "Pass it as an argument instead, or silence this with sharp_edges={'outside-value': 'allow'}."
+_FIX_WRITE = "Return the value and update it outside the jitted function, or use sharp_edges={'outside-write': 'allow'}."
+
+
+def _what(e) -> str:
+    return "global" if e.prov.root.kind == GLOBAL else "closure variable" if e.prov.root.kind == CELL else "value"
+
+
+def _is_data(value) -> bool:
+    import torch
+
+    if isinstance(value, torch.nn.Module):
+        return True  # a module read from outside carries parameters: data
+    return not isinstance(value, _NOT_DATA) and not callable(value)
+
+
+def check_outside_value(cap):
+    for e in cap.events:
+        if e.kind in (ev.READ_GLOBAL, ev.READ_CELL) and _is_data(e.value):
+            yield SharpEdge("outside-value", f"{e.where}: reads {_what(e)} {e.key!r} ({type(e.value).__name__}) "
+                                             f"from outside the jitted function. {_FIX_READ}")
+
+
+def check_outside_write(cap):
+    for e in cap.events:
+        if e.kind in ev.WRITES:
+            target = cap.describe_path(e.prov)
+            detail = f"{e.key!r} of {target}" if e.kind in (ev.WRITE_ATTR, ev.WRITE_ITEM, ev.DELETE_ATTR,
+                                                             ev.DELETE_ITEM, ev.MUTATE) else target
+            yield SharpEdge("outside-write", f"{e.where}: {e.kind} {detail}: changes state outside the jitted "
+                                             f"function. {_FIX_WRITE}")
+
+
+_FROZEN = {builtins.print: "print", builtins.input: "input", builtins.open: "open", time.time: "time.time",
+           time.perf_counter: "time.perf_counter", time.monotonic: "time.monotonic", os.getenv: "os.getenv"}
+
+
+def _frozen_name(fn):
+    try:
+        name = _FROZEN.get(fn)
+    except TypeError:
+        return None
+    if name is not None:
+        return name
+    owner = getattr(fn, "__self__", None)
+    if isinstance(owner, random.Random) or getattr(fn, "__module__", None) == "random":
+        return f"random.{getattr(fn, '__name__', '?')}"
+    if owner is os.environ:
+        return f"os.environ.{fn.__name__}"
+    return None
+
+
+def check_opaque_call(cap):
+    for e in cap.events:
+        if e.kind == ev.OPAQUE_CALL:
+            name = _frozen_name(e.key)
+            if name is not None:
+                yield SharpEdge("opaque-call", f"{e.site[0]}:{e.site[1]}: {name}(...) runs once, while tracing; "
+                                               "cached calls reuse its result and do not run it again. Call it "
+                                               "outside the jitted function, or use "
+                                               "sharp_edges={'opaque-call': 'allow'}.")
+
+
+_RESHAPES = ("ltorch.reshape", "ltorch.flatten", "ltorch.reshape_as")
+
+
+def check_reshape_inplace(cap):
+    producer = {}
+    for b in cap.trace.bound_symbols:
+        if "inplace" in b.sym.tags and b.flat_args:
+            src = producer.get(id(b.flat_args[0]))
+            if src is not None:
+                where = f"{b.source[0]}:{b.source[1]}" if b.source else "the jitted function"
+                yield SharpEdge("reshape-inplace", f"{where}: in-place {b.sym.name} on the output of "
+                                                   f"{src.sym.name}: eager may or may not write through to the "
+                                                   "original tensor (reshape returns a view only sometimes). Use "
+                                                   "view() for a guaranteed view or clone() for a copy.")
+        if b.sym.id in _RESHAPES:
+            for p in b.flat_outs:
+                producer[id(p)] = b
+
+
+@hookspecs.hookimpl
+def thunder_core_sharp_edge_checkers():
+    return [SharpEdgeChecker("outside-value", "allow", check_outside_value),
+            SharpEdgeChecker("outside-write", "allow", check_outside_write),
+            SharpEdgeChecker("opaque-call", "allow", check_opaque_call, needs_opaque_calls=True),
+            SharpEdgeChecker("reshape-inplace", "error", check_reshape_inplace)]

@@ -1,0 +1,194 @@
+"""Torch-level indexing: ``x[index]``, ``x[index] = value``, index_select, gather, scatter,
+scatter_add and take_along_dim.
+
+``x[index]`` decomposes the way torch evaluates it: ints select (and drop their dim)
+first, slices and ``None``/``True`` make a view (``prims.slice`` then one ``prims.reshape``),
+then advanced indices (integer tensors, lists of ints, ``False``) pick elements. One
+advanced index becomes ``prims.take`` (negative positions wrapped with ``where``); several
+advanced indices, which torch broadcasts together and may move to the front, are recorded
+as one ``ltorch.index`` call that executors run as torch indexing. Boolean-tensor masks are
+rejected: their result's shape depends on the mask's values.
+
+``x[index] = value`` is the in-place ``ltorch.setitem`` (tag ``"inplace"``): it has no
+output and no decomposition, and its torch implementation writes into the real tensor.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ..ir import NumberProxy, TensorProxy, TracingError
+from . import prims
+from .ltorch_shape import expanded, reshaped
+from .prims_shape import canonical_dim
+from .registry import T, torch_op
+
+_INDEX_TYPES = "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices"
+
+
+@torch_op(name="index", inputs=("input", "index"), impl=lambda args, kwargs: args[0][args[1]])
+def advanced_index(input, index):
+    """Advanced indexing with several index tensors (no decomposition): ``input[index]``."""
+
+
+def _constant_index(entry, n: int, where: str):
+    """A list index as nested lists of non-negative ints (a 1-D bool list as the positions it selects)."""
+    if all(isinstance(x, bool) for x in entry) and entry:
+        if len(entry) != n:
+            raise IndexError(f"The shape of the mask [{len(entry)}] at index {where} does not match the shape of the "
+                             f"indexed tensor [{n}] at index {where}")
+        return [i for i, b in enumerate(entry) if b]
+
+    def norm(x):
+        if isinstance(x, (list, tuple)):
+            return [norm(y) for y in x]
+        if isinstance(x, bool) or not isinstance(x, int):
+            raise TypeError(f"{_INDEX_TYPES} (a list index holds {type(x).__name__})")
+        if not -n <= x < n:
+            raise IndexError(f"index {x} is out of bounds for dimension {where} with size {n}")
+        return x % n
+    return norm(list(entry))
+
+
+def _basic(a: TensorProxy, entries):
+    """Applies ints, slices, None and bools; returns (view, [(dim of view, advanced index)])."""
+    consumed = sum(e.ndim if isinstance(e, TensorProxy) and e.dtype in (torch.bool, torch.uint8)
+                   else 0 if e is None or isinstance(e, bool) or e is Ellipsis else 1 for e in entries)
+    if sum(e is Ellipsis for e in entries) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if consumed > a.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
+    lo, hi, st = [0] * a.ndim, list(a.shape), [1] * a.ndim
+    view, advanced, d = [], [], 0
+    for e in entries:
+        if e is Ellipsis:
+            view += a.shape[d:d + a.ndim - consumed]
+            d += a.ndim - consumed
+        elif e is None or e is True:
+            view.append(1)
+        elif e is False:  # torch: a new dim indexed by an empty index tensor
+            view.append(1)
+            advanced.append((len(view) - 1, []))
+        elif isinstance(e, NumberProxy) or (isinstance(e, int) and not isinstance(e, bool)):
+            n, i = a.shape[d], e.value if isinstance(e, NumberProxy) else e
+            if not -n <= i < n:
+                raise IndexError(f"index {i} is out of bounds for dimension {d} with size {n}")
+            lo[d], hi[d] = i % n, i % n + 1
+            d += 1
+        elif isinstance(e, slice):
+            step = 1 if e.step is None else e.step
+            if step <= 0:
+                raise ValueError("step must be greater than zero")
+            start, stop, _ = slice(e.start, e.stop, step).indices(a.shape[d])
+            lo[d], hi[d], st[d] = start, max(start, stop), step
+            view.append((hi[d] - lo[d] + step - 1) // step)
+            d += 1
+        elif isinstance(e, TensorProxy):
+            if e.dtype in (torch.bool, torch.uint8):
+                raise TracingError(
+                    f"Indexing with the boolean mask {e.name} gives a result whose shape depends on the mask's "
+                    f"values, which are not known while tracing. Use torch.where(mask, x, other) to keep the shape, "
+                    f"or index outside the jitted function.")
+            if e.dtype.is_floating_point or e.dtype.is_complex:
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            view.append(a.shape[d])
+            advanced.append((len(view) - 1, e))
+            d += 1
+        elif isinstance(e, (list, tuple)):
+            view.append(a.shape[d])
+            advanced.append((len(view) - 1, _constant_index(e, a.shape[d], str(d))))
+            d += 1
+        else:
+            raise TypeError(f"{_INDEX_TYPES} (got {type(e).__name__})")
+    view += a.shape[d:]
+    if lo != [0] * a.ndim or hi != list(a.shape) or st != [1] * a.ndim:
+        a = prims.slice(a, start_indices=lo, end_indices=hi, strides=st)
+    return reshaped(a, view), advanced
+
+
+@torch_op(torch.Tensor.__getitem__, inputs=("input", "index"), method="__getitem__", name="getitem")
+def getitem(input, index):
+    """``input[index]``; see the module docstring."""
+    entries = index if type(index) is tuple else (index,)
+    view, advanced = _basic(input, entries)
+    if not advanced:
+        return view
+    if len(advanced) > 1:
+        return advanced_index(input, index)
+    d, idx = advanced[0]
+    n = view.shape[d]
+    if isinstance(idx, list):
+        idx = T.tensor(idx, dtype=torch.int64, device=input.device) if idx else \
+            prims.full(0, shape=(0,), dtype=torch.int64, device=input.device)
+    else:
+        idx = T.where(idx < 0, idx + n, idx)
+    out = prims.take(view, reshaped(idx, (idx.numel(),)), dim=d)
+    return reshaped(out, view.shape[:d] + idx.shape + view.shape[d + 1:])
+
+
+@torch_op(torch.Tensor.__setitem__, inputs=("input", "index", "value"), method="__setitem__", name="setitem",
+          tags=("inplace",))
+def setitem(input, index, value):
+    """``input[index] = value``, in place; no output (see the module docstring)."""
+
+
+@torch_op(torch.index_select, torch.Tensor.index_select, inputs=("input", "index"), method="index_select")
+def index_select(input, dim, index):
+    if index.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    d = canonical_dim(input.ndim, dim)
+    a = reshaped(input, (1,)) if input.ndim == 0 else input
+    out = prims.take(a, reshaped(index, (index.numel(),)), dim=d)
+    return reshaped(out, ()) if input.ndim == 0 else out
+
+
+def _gathered(a, d, index):
+    if a.ndim <= 1 and index.ndim <= 1:  # torch lets 0-d and 1-d tensors mix here
+        flat = prims.gather(reshaped(a, (a.numel(),)), reshaped(index, (index.numel(),)), dim=0)
+        return reshaped(flat, index.shape)
+    return prims.gather(a, index, dim=d)
+
+
+@torch_op(torch.gather, torch.Tensor.gather, inputs=("input", "index"), method="gather")
+def gather(input, dim, index, *, sparse_grad=False):
+    d = canonical_dim(input.ndim, dim)
+    if index.ndim != input.ndim and not (index.ndim <= 1 and input.ndim <= 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    return _gathered(input, d, index)
+
+
+@torch_op(torch.take_along_dim, torch.Tensor.take_along_dim, inputs=("input", "indices"), method="take_along_dim")
+def take_along_dim(input, indices, dim=None):
+    if dim is None:
+        return prims.gather(reshaped(input, (input.numel(),)), reshaped(indices, (indices.numel(),)), dim=0)
+    if input.ndim != indices.ndim:
+        raise RuntimeError("torch.take_along_dim(): input and indices should have the same number of dimensions, "
+                           f"but got {input.ndim} dimensions for input, and {indices.ndim} dimensions for indices")
+    d = canonical_dim(input.ndim, dim)
+    shape = list(input.shape)
+    shape[d] = indices.shape[d]
+    shape = list(torch.broadcast_shapes(tuple(shape), indices.shape))
+    idx = expanded(indices, shape)
+    shape[d] = input.shape[d]
+    return _gathered(expanded(input, shape), d, idx)
+
+
+def _scatter_call(args, kwargs):
+    return torch.scatter(*args, **kwargs)
+
+
+@torch_op(torch.scatter, torch.Tensor.scatter, inputs=("input", "index", "src"), method="scatter",
+          impl=_scatter_call)
+def scatter(input, dim, index, src, *, reduce=None):
+    """A copy of ``input`` with ``src`` (a tensor, or a number for every position) written at
+    ``index`` along ``dim``; no decomposition: which of several writes to one position wins
+    is up to the kernel."""
+
+
+@torch_op(torch.scatter_add, torch.Tensor.scatter_add, inputs=("input", "index", "src"), method="scatter_add")
+def scatter_add(input, dim, index, src):
+    d = canonical_dim(input.ndim, dim)
+    if input.ndim == 0:  # a 0-d tensor holds one position
+        flat = [reshaped(t, (t.numel(),)) for t in (input, index, src)]
+        return reshaped(prims.scatter_add(*flat, dim=0), ())
+    return prims.scatter_add(input, index, src, dim=d)
