@@ -252,7 +252,7 @@ def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_o
         for name in ("_has_torch_function", "_has_torch_function_unary", "_has_torch_function_variadic"):
             _LOOKASIDES[getattr(torch._C, name)] = lambda I, args, kwargs: False  # proxies override nothing
     name = getattr(fn, "__name__", "fn")
-    trace = _CaptureTrace("computation")
+    trace = _CaptureTrace("computation", grad_enabled=torch.is_grad_enabled())
     cap = Capture(trace, fn_name=name)
     if arg_names is None:
         code = getattr(getattr(fn, "__func__", fn), "__code__", None)

@@ -39,8 +39,10 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Callable
 
+import torch
+
 from .printing import annotation, print_value
-from .proxies import Proxy, flat_proxies, is_valid_name
+from .proxies import Proxy, TensorProxy, flat_proxies, is_valid_name
 from .trace import current_trace
 
 __all__ = ["Symbol", "BoundSymbol", "TracingError"]
@@ -117,6 +119,8 @@ class Symbol:
                 f"trace through Trace.python_callable(impls) to execute implementations.")
         if self.decomposition is None:
             out, subsymbols = self.meta(*args, **kwargs), ()
+            if not torch.is_grad_enabled():
+                out = without_grad(out)
         else:
             with trace.scope() as recorded:
                 out = self.decomposition(*args, **kwargs)
@@ -134,6 +138,16 @@ class Symbol:
         bsym = BoundSymbol(self, args, kwargs, out, subsymbols, source=trace.current_source)
         trace.record(bsym)
         return out
+
+
+def without_grad(out):
+    """``out`` with every tensor proxy's requires_grad False (what ops produce under
+    ``torch.no_grad()``, whatever their meta function computed from the inputs)."""
+    if isinstance(out, TensorProxy):
+        return dataclasses.replace(out, requires_grad=False) if out.requires_grad else out
+    if type(out) in (tuple, list):
+        return type(out)(without_grad(x) for x in out)
+    return out
 
 
 def _check_output(sym: Symbol, out) -> list[Proxy]:

@@ -83,6 +83,8 @@ class Trace:
     output: Any = None
     #: (filename, lineno, source_line) recorded on the calls made now; see at_source.
     current_source: tuple[str, int, str] | None = field(default=None, init=False, repr=False)
+    #: Grad mode the trace was recorded under: outputs require grad only if it was on.
+    grad_enabled: bool = True
     _names: set[str] = field(default_factory=set, init=False, repr=False)
     _counters: dict[str, int] = field(default_factory=dict, init=False, repr=False)
     _scopes: list[list] = field(default_factory=list, init=False, repr=False)
@@ -172,7 +174,7 @@ class Trace:
     def derive(self, **changes) -> Trace:
         """A new trace with this one's fields (lists and dicts copied) and name state, so names
         made in it never collide with this trace's; ``changes`` replace fields."""
-        fields = dict(name=self.name, args=list(self.args), kwargs=dict(self.kwargs),
+        fields = dict(name=self.name, args=list(self.args), kwargs=dict(self.kwargs), grad_enabled=self.grad_enabled,
                       bound_symbols=list(self.bound_symbols), output=self.output)
         fields.update(changes)
         new = Trace(**fields)

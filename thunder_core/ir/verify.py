@@ -27,7 +27,7 @@ import torch
 
 from .printing import PRINTER_GLOBALS, PrintingError
 from .proxies import NumberProxy, Proxy, TensorProxy, flat_proxies, is_valid_name
-from .symbol import BoundSymbol, Symbol
+from .symbol import BoundSymbol, Symbol, without_grad
 from .trace import Trace, render, tracing
 
 __all__ = ["verify", "IRVerificationError", "STATIC_METADATA_TYPES"]
@@ -186,8 +186,10 @@ class _Verifier:
         sym = bsym.sym
         rule, kind = (sym.meta, "meta function") if sym.meta is not None else (sym.decomposition, "decomposition")
         try:
-            with tracing(Trace(name="verify_scratch")):
+            with tracing(Trace(name="verify_scratch")), torch.set_grad_enabled(self.trace.grad_enabled):
                 expected = rule(*bsym.args, **bsym.kwargs)
+                if not self.trace.grad_enabled:
+                    expected = without_grad(expected)
         except Exception as e:  # noqa: BLE001 - any failure of the rule is the finding
             self.fail(bsym, f"re-running {sym.id}'s {kind} on its inputs raised {type(e).__name__}: {e}",
                       "The inputs do not satisfy the symbol's rule: the pass that built this call passed "
