@@ -57,9 +57,10 @@ def opaque_entry(fn):
         try:
             return meta(*args, **kwargs)
         except Exception as e:  # noqa: BLE001 - FakeTensor raises several kinds for data-dependent ops
-            if "DataDependent" in type(e).__name__ or "data-dependent" in str(e).lower() or "item" in str(e):
+            kind = type(e).__name__
+            if "DataDependent" in kind or "DynamicOutputShape" in kind or "data-dependent" in str(e).lower():
                 raise TracingError(
-                    f"{_display(fn)} returns something that depends on tensor values, which are not known while "
+                    f"{_where()}{_display(fn)} returns something that depends on tensor values, which are not known while "
                     f"tracing. Keep the computation in tensors (e.g. torch.where instead of `if t.item()`), or "
                     f"call it outside the jitted function.") from None
             raise
@@ -80,6 +81,14 @@ def opaque_entry(fn):
     setattr(opaque_ns, name, sym)
     _ENTRIES[fn] = entry
     return entry
+
+
+def _where() -> str:
+    from ..ir import current_trace
+
+    t = current_trace()
+    src = getattr(t, "current_source", None) if t is not None else None
+    return f"{src[0]}:{src[1]} ({src[2]}): " if src else ""
 
 
 def _display(fn) -> str:
