@@ -1,6 +1,7 @@
 """Torch-level elementwise ops: math functions, arithmetic and comparison operators, ``where``,
-``clamp``, ``masked_fill``, ``lerp``, ``addcmul``/``addcdiv``, ``nan_to_num``, their in-place
-variants, and dtype/device conversions (``to``, ``float()``, ``type_as`` ...).
+``clamp``, ``masked_fill``, ``lerp``, ``addcmul``/``addcdiv``, ``nan_to_num`` and their in-place
+variants (dtype/device conversions are in ``ltorch_conversions``, activations in
+``ltorch_activations``).
 
 Each op decomposes into primitives the way torch computes it: **type promotion**
 (:func:`result_dtype`, torch's rules: dimensioned tensors outrank 0-dim tensors, which
@@ -30,9 +31,11 @@ import inspect
 import operator
 
 import torch
-import torch.nn.functional as F
+import torch.nn.functional as nnf
+from torch import special
 
 from ..ir import TENSOR_METHODS, NumberProxy, Proxy, TensorProxy, Trace, tensor_proxy, tracing
+from ..ir.proxies import TENSOR_PROPERTIES
 from . import prims
 from .prims_elementwise import KINDS, dtype_kind, number_type
 from .registry import TORCH_CALLS, TORCH_IMPLS, T, fake_meta, torch_op
@@ -47,6 +50,7 @@ ENTRIES: dict = {}
 
 # ---------------------------------------------------------------- type promotion and broadcasting
 
+_NUMBER_ORDER = {bool: 0, int: 1, float: 2, complex: 3}  # their kinds' places in KINDS
 _COMPLEX = {torch.float16: torch.complex32, torch.float32: torch.complex64, torch.float64: torch.complex128}
 _LOW_PRECISION = (torch.float16, torch.bfloat16)
 
@@ -106,7 +110,7 @@ def broadcast_shapes(*shapes, name: str = "broadcast") -> tuple[int, ...]:
         for i, d in enumerate(s, len(out) - len(s)):
             if d != 1:
                 if out[i] not in (1, d):
-                    raise ValueError(f"{name}: the shapes {', '.join(str(list(x)) for x in shapes)} cannot be "
+                    raise RuntimeError(f"{name}: the shapes {', '.join(str(list(x)) for x in shapes)} cannot be "
                                      f"broadcast together: sizes {out[i]} and {d} meet in dimension {i} of the result "
                                      f"(sizes must match or be 1).")
                 out[i] = d
@@ -131,7 +135,7 @@ def _common_device(name: str, tensors) -> torch.device:
     if len(devices) > 1:  # like torch, 0-dim CPU tensors may join tensors on any device
         devices = {t.device for t in tensors if t.ndim or t.device.type != "cpu"}
     if len(devices) != 1:
-        raise ValueError(f"{name}: expected all tensors to be on the same device, but found "
+        raise RuntimeError(f"{name}: expected all tensors to be on the same device, but found "
                          f"{', '.join(f'{t.name} on {t.device}' for t in tensors)}. Move them with .to(device).")
     return next(iter(devices))
 
@@ -177,7 +181,7 @@ def cast_number(x, dtype: torch.dtype, what: str):
     ``bool(2) is True``), or ``x`` itself when its kind already fits ``dtype``."""
     kind = dtype_kind(dtype)
     nt = number_type(x)
-    if nt is None or KINDS.index(KINDS[[bool, int, float, complex].index(nt)]) <= KINDS.index(kind):
+    if nt is None or _NUMBER_ORDER[nt] <= KINDS.index(kind):
         return x
     v = value_of(x, what)
     v = v.real if isinstance(v, complex) else v
@@ -216,8 +220,8 @@ def _callables(names, suffix: str = ""):
     names torch defines; for in-place variants the Tensor method comes first (the executor runs
     the first callable)."""
     owners = (torch.Tensor, torch) if suffix else (torch, torch.Tensor)
-    fns = [getattr(o, n + suffix) for o in owners for n in names if hasattr(o, n + suffix)]
-    return fns, [n + suffix for n in names if hasattr(torch.Tensor, n + suffix)]
+    fns = [getattr(o, n + suffix) for o in owners for n in names if callable(getattr(o, n + suffix, None))]
+    return fns, [n + suffix for n in names if callable(getattr(torch.Tensor, n + suffix, None))]
 
 
 def _record(callables, fns) -> None:
@@ -229,10 +233,14 @@ def _inplace_meta(sid: str):
     input's metadata. Fake inputs are leaves, and torch refuses in-place ops on leaves that
     require grad, so the check runs without requires_grad (the real input may be no leaf)."""
     def meta(*args, **kwargs):
+        t = _tensor(sid, args[0], "self")
+        shape = broadcast_shapes(*(a.shape for a in args if isinstance(a, TensorProxy)), name=sid)
+        if shape != t.shape:  # (fake tensors would resize the output with a warning instead)
+            raise RuntimeError(f"{sid}: the output {t.name} with shape {list(t.shape)} doesn't match the broadcast "
+                               f"shape {list(shape)} of the inputs; in-place ops cannot grow their input.")
         plain = [dataclasses.replace(a, requires_grad=False) if isinstance(a, TensorProxy) else a for a in args]
         with tracing(Trace("inplace_check")):
             fake_meta(lambda p, k: TORCH_IMPLS[sid](*p, **k))(*plain, **kwargs)
-        t = args[0]
         rg = t.requires_grad or (torch.is_grad_enabled() and (t.dtype.is_floating_point or t.dtype.is_complex)
                                  and any(a.requires_grad for a in args if isinstance(a, TensorProxy)))
         return tensor_proxy(t.shape, t.dtype, t.device, rg)
@@ -301,13 +309,12 @@ def _reflectable(torch_fn, py_op):
 
 # ---------------------------------------------------------------- unary math
 
-def _unary_sig(name: str, prim_name: str, kind: str):
+def _unary_sig(name: str, kind: str):
     def unary(input):
-        return _unary(name, getattr(prims, prim_name), kind, input)
+        return _unary(name, getattr(prims, name), kind, input)
     return unary
 
 
-special = torch.special
 #: (op name and aliases, promotion: "float" computes int/bool inputs in the default float dtype, extra callables)
 _UNARY = [
     ("abs absolute", "", ()), ("neg negative", "", ()), ("sign", "", ()), ("signbit", "", ()),
@@ -318,14 +325,13 @@ _UNARY = [
     ("sqrt", "float", ()), ("rsqrt", "float", ()), ("reciprocal", "float", ()),
     ("sin", "float", ()), ("cos", "float", ()), ("tan", "float", ()), ("asin arcsin", "float", ()),
     ("acos arccos", "float", ()), ("atan arctan", "float", ()), ("sinh", "float", ()), ("cosh", "float", ()),
-    ("tanh", "float", (F.tanh,)), ("asinh arcsinh", "float", ()), ("acosh arccosh", "float", ()),
-    ("atanh arctanh", "float", ()), ("sigmoid", "float", (special.expit, F.sigmoid)),
+    ("tanh", "float", (nnf.tanh,)), ("asinh arcsinh", "float", ()), ("acosh arccosh", "float", ()),
+    ("atanh arctanh", "float", ()), ("sigmoid", "float", (special.expit, nnf.sigmoid)),
     ("erf", "float", (special.erf,)), ("erfc", "float", (special.erfc,)), ("erfinv", "float", (special.erfinv,)),
     ("lgamma", "float", (special.gammaln,)), ("digamma", "float", (special.digamma, special.psi)),
 ]
 for _names, _kind, _extra in _UNARY:
-    _n = _names.split()[0]
-    op(_names, extra=_extra)(_unary_sig(_n, _n, _kind))
+    op(_names, extra=_extra)(_unary_sig(_names.split()[0], _kind))
 
 
 @op("real", inplace=False)
@@ -334,11 +340,14 @@ def real(input):
     return prims.real(input) if _tensor("real", input).dtype.is_complex else input
 
 
+TENSOR_PROPERTIES["real"], TENSOR_PROPERTIES["imag"] = ENTRIES["real"], ENTRIES["imag"]  # `t.real` is a property
+
+
 @op("positive", inplace=False)
 def positive(input):
     """``+input``: the input itself, as in torch; bool tensors are rejected like torch does."""
     if _tensor("positive", input).dtype is torch.bool:
-        raise TypeError("The `+` operator, on a bool tensor is not supported.")
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
     return input
 
 
@@ -348,7 +357,7 @@ def _round(input, *, decimals=0):
     if decimals == 0:
         return _unary("round", prims.round, "", input)
     if dtype_kind(input.dtype) != "f":
-        raise TypeError(f"round(decimals={decimals}) is only defined for floating-point tensors, got {input.dtype}.")
+        raise NotImplementedError(f"round(decimals={decimals}) is only defined for floating-point tensors, got {input.dtype}.")
     x, scale = convert(input, _opmath(input.dtype)), 10.0 ** abs(decimals)
     y = prims.div(prims.round(prims.mul(x, scale)), scale) if decimals > 0 else \
         prims.mul(prims.round(prims.div(x, scale)), scale)
@@ -359,7 +368,7 @@ def _round(input, *, decimals=0):
 def frac(input):
     """``input - trunc(input)`` (floating-point tensors)."""
     if dtype_kind(_tensor("frac", input).dtype) != "f":
-        raise TypeError(f"frac is only defined for floating-point tensors, got {input.dtype}.")
+        raise NotImplementedError(f"frac is only defined for floating-point tensors, got {input.dtype}.")
     return prims.sub(input, prims.trunc(input))
 
 
@@ -371,8 +380,14 @@ def square(input):
 
 # ---------------------------------------------------------------- binary arithmetic, comparisons, logic
 
+#: Binary ops whose torch functions take no Python number for ``other``.
+_TENSORS_ONLY = {"atan2", "hypot", "nextafter", "maximum", "minimum", "logical_and", "logical_or", "logical_xor"}
+
+
 def _binary_sig(name: str, kind: str):
     def binary(input, other):
+        if name in _TENSORS_ONLY:
+            _tensor(name, input), _tensor(name, other, "other")
         return _binary(name, getattr(prims, name), kind, input, other)
     return binary
 
@@ -399,7 +414,7 @@ def _add_sub(name: str, prim, a, b, alpha):
     if _is(alpha, 1):
         return prim(*prepare(name, (a, b), dtype))
     if dtype_kind(dtype) in "bi" and number_type(alpha) in (float, complex):
-        raise TypeError("For integral input tensors, argument alpha must not be a floating point number.")
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
     compute = _opmath(dtype)
     alpha = cast_number(alpha, compute, name)
     a, b = prepare(name, (a, b), compute)
@@ -436,7 +451,7 @@ def div(input, other, *, rounding_mode=None):
     if rounding_mode == "floor":
         return _binary("div", prims.floor_divide, "", input, other)
     if rounding_mode != "trunc":
-        raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
                          f"{rounding_mode!r}.")
     dtype = result_dtype(input, other)
     if dtype_kind(dtype) not in "fc":
@@ -448,8 +463,9 @@ def div(input, other, *, rounding_mode=None):
 @op("pow", inputs=("input", "exponent"), impl=_reflectable(torch.pow, operator.pow))
 def _pow(input, exponent):
     """``input ** exponent``."""
-    if dtype_kind(result_dtype(input, exponent)) in "bi" and number_type(exponent) is int \
-            and not isinstance(exponent, NumberProxy) and exponent < 0:
+    known = exponent.value if isinstance(exponent, NumberProxy) else exponent
+    if dtype_kind(result_dtype(input, exponent)) in "bi" and number_type(exponent) is int and known is not None \
+            and known < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     return _binary("pow", prims.pow, "", input, exponent)
 
@@ -472,7 +488,7 @@ def where(condition, input=None, other=None):
                                   "elements, whose number depends on tensor values unknown while tracing. Use "
                                   "torch.where(condition, input, other), or torch.nonzero outside the jitted function.")
     if not isinstance(condition, TensorProxy) or condition.dtype is not torch.bool:
-        raise TypeError(f"where expected condition to be a bool tensor, got {condition!r}: compare it (`mask != 0`) "
+        raise RuntimeError(f"where expected condition to be a bool tensor, got {condition!r}: compare it (`mask != 0`) "
                         f"or convert it with .bool().")
     dtype = result_dtype(input, other)
     cond, a, b = prepare("where", (condition, convert(input, dtype), convert(other, dtype)))
@@ -482,24 +498,41 @@ def where(condition, input=None, other=None):
     return prims.where(cond, a, b)
 
 
-register_front(lambda self, condition, y: where(condition, self, y), [torch.Tensor.where], ["where"])
+def _where_method(self, condition, y):
+    """``Tensor.where(condition, y)`` is ``torch.where(condition, self, y)``."""
+    return where(condition, self, y)
+
+
+_where_method.__name__ = "where"
+register_front(_where_method, [torch.Tensor.where], ["where"])
 
 
 @op("clamp clip", inputs=("input", "min", "max"))
 def clamp(input, min=None, max=None):
     """``minimum(maximum(input, min), max)``: NaN stays NaN; with ``min > max`` the result is ``max``."""
     if min is None and max is None:
-        raise ValueError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     x, lo, hi = prepare("clamp", (_tensor("clamp", input), min, max), result_dtype(input, min, max))
     x = x if lo is None else prims.maximum(x, lo)
     return x if hi is None else prims.minimum(x, hi)
 
 
+def _clamp_bound(target, bound: str, suffix: str):
+    """``clamp_min``/``clamp_max`` (and in-place forms): ``clamp`` with one bound."""
+    if bound == "min":
+        def front(input, min):
+            return target(input, min=min)
+    else:
+        def front(input, max):
+            return target(input, max=max)
+    front.__name__ = f"clamp_{bound}{suffix}"
+    return front
+
+
 for _bound in ("min", "max"):
     for _suffix in ("", "_"):
-        _target = ENTRIES["clamp" + _suffix]
-        _fns, _methods = _callables([f"clamp_{_bound}"], _suffix)
-        register_front(lambda input, b, _t=_target, _k=_bound: _t(input, **{_k: b}), _fns, _methods)
+        _front = _clamp_bound(ENTRIES["clamp" + _suffix], _bound, _suffix)
+        register_front(_front, *_callables([f"clamp_{_bound}"], _suffix))
 
 
 @op("masked_fill", inputs=("input", "mask", "value"))
@@ -507,10 +540,10 @@ def masked_fill(input, mask, value):
     """``value`` where ``mask`` holds, else ``input``; ``value`` (a number or 0-dim tensor) is
     cast to ``input``'s dtype."""
     if not isinstance(mask, TensorProxy) or mask.dtype is not torch.bool:
-        raise TypeError(f"masked_fill only supports boolean masks, but got {mask!r}.")
+        raise RuntimeError(f"masked_fill only supports boolean masks, but got {mask!r}.")
     if isinstance(value, TensorProxy):
         if value.ndim:
-            raise ValueError(f"masked_fill only supports a 0-dimensional value tensor, but got {value.name} with "
+            raise RuntimeError(f"masked_fill only supports a 0-dimensional value tensor, but got {value.name} with "
                              f"{value.ndim} dimension(s).")
         value = convert(value, input.dtype)
     else:
@@ -523,9 +556,10 @@ def masked_fill(input, mask, value):
 def lerp(input, end, weight):
     """``input + weight * (end - input)``, in torch's two-sided form (exact at both ends)."""
     dtype = _tensor("lerp", input).dtype
-    if _tensor("lerp", end, "end").dtype != dtype or dtype_kind(dtype) not in "fc":
-        raise TypeError(f"lerp expects floating-point or complex `input` and `end` of one dtype, got {dtype} and "
-                        f"{end.dtype}.")
+    if _tensor("lerp", end, "end").dtype != dtype:
+        raise RuntimeError(f"lerp expects `input` and `end` of one dtype, got {dtype} and {end.dtype}.")
+    if dtype_kind(dtype) not in "fc":
+        raise NotImplementedError(f"lerp is only defined for floating-point and complex tensors, got {dtype}.")
     x, e, w = prepare("lerp", (input, end, weight), _opmath(dtype))
     diff = prims.sub(e, x)
     if isinstance(w, TensorProxy):
@@ -555,7 +589,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):
 def addcdiv(input, tensor1, tensor2, *, value=1):
     """``input + value * tensor1 / tensor2`` (integer ``tensor1``/``tensor2`` are rejected, like torch)."""
     if all(isinstance(t, TensorProxy) and dtype_kind(t.dtype) in "bi" for t in (tensor1, tensor2)):
-        raise TypeError("Integer division with addcdiv is no longer supported: use (input + value * torch.trunc("
+        raise RuntimeError("Integer division with addcdiv is no longer supported: use (input + value * torch.trunc("
                         "tensor1 / tensor2)).to(input.dtype) for the old behavior, or float tensors.")
     return _addc("addcdiv", prims.div, input, tensor1, tensor2, value)
 
@@ -577,79 +611,4 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     return prims.where(prims.isnan(input), nan, out)
 
 
-# ---------------------------------------------------------------- dtype and device conversions
-
-def _same_device(device: torch.device, current: torch.device) -> bool:
-    return device == current or (device.index is None and device.type == current.type)
-
-
-@op("to", fns=(), methods=(), inplace=False, impl=lambda a, k: torch.Tensor.to(*a, **k))
-def to(input, *, dtype=None, device=None, non_blocking=False, copy=False):
-    """``input`` on ``device`` with ``dtype``; ``input`` itself when nothing changes and not
-    ``copy`` (as in torch). The canonical form every ``Tensor.to`` call form is turned into."""
-    out = input
-    if device is not None and not _same_device(torch.device(device), input.device):
-        out = prims.device_put(out, device=torch.device(device))
-    if dtype is not None and dtype != out.dtype:
-        out = prims.convert_element_type(out, dtype=dtype)
-    if copy and out is input:
-        out = prims.convert_element_type(input, dtype=input.dtype)
-    return out
-
-
-_PRESERVE = torch.preserve_format
-
-
-def _to_dtype(dtype, non_blocking=False, copy=False, *, memory_format=_PRESERVE):
-    return dict(dtype=dtype, non_blocking=non_blocking, copy=copy), memory_format
-
-
-def _to_device(device=None, dtype=None, non_blocking=False, copy=False, *, memory_format=_PRESERVE):
-    return dict(device=device, dtype=dtype, non_blocking=non_blocking, copy=copy), memory_format
-
-
-def _to_other(other, non_blocking=False, copy=False, *, memory_format=_PRESERVE):
-    return dict(device=other.device, dtype=other.dtype, non_blocking=non_blocking, copy=copy), memory_format
-
-
-def _check_memory_format(memory_format, what: str) -> None:
-    if memory_format not in (None, _PRESERVE):
-        raise NotImplementedError(f"{what}(memory_format={memory_format}) is not supported: traces do not model "
-                                  f"memory layouts yet. Call .contiguous(memory_format=...) outside the jitted function.")
-
-
-def _to_front(self, *args, **kwargs):
-    """``Tensor.to`` in any of torch's forms: ``to(dtype, ...)``, ``to(device=None, dtype=None,
-    ...)`` and ``to(other, ...)``, normalized to the ``to`` op's keywords."""
-    first = args[0] if args else kwargs.get("other", kwargs.get("dtype"))
-    form = _to_other if isinstance(first, (TensorProxy, torch.Tensor)) else \
-        _to_dtype if args and isinstance(first, torch.dtype) else _to_device
-    kw, memory_format = form(*args, **kwargs)
-    _check_memory_format(memory_format, "Tensor.to")
-    if kw.get("device") is not None:
-        kw["device"] = torch.device(kw["device"])
-    return ENTRIES["to"](self, **{k: v for k, v in kw.items() if v not in (None, False)})
-
-
-register_front(_to_front, [torch.Tensor.to], ["to"])
-register_front(lambda self, other: ENTRIES["to"](self, dtype=other.dtype, device=other.device),
-               [torch.Tensor.type_as], ["type_as"])
-
-#: Tensor conversion methods: ``t.float()`` is ``t.to(torch.float32)``.
-_CONVERSIONS = {"float": torch.float32, "double": torch.float64, "half": torch.float16, "bfloat16": torch.bfloat16,
-                "cfloat": torch.complex64, "cdouble": torch.complex128, "bool": torch.bool, "byte": torch.uint8,
-                "char": torch.int8, "short": torch.int16, "int": torch.int32, "long": torch.int64}
-
-
-def _conversion(method: str, dtype: torch.dtype):
-    def convert_method(self, memory_format=_PRESERVE):
-        _check_memory_format(memory_format, f"Tensor.{method}")
-        return ENTRIES["to"](self, dtype=dtype)
-    convert_method.__name__ = method
-    return convert_method
-
-
-for _m, _dt in _CONVERSIONS.items():
-    register_front(_conversion(_m, _dt), [getattr(torch.Tensor, _m)], [_m])
-
-del _names, _kind, _extra, _py, _n, _bound, _suffix, _target, _fns, _methods, _m, _dt
+del _names, _kind, _extra, _py, _n, _bound, _suffix, _front

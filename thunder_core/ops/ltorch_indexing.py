@@ -1,8 +1,8 @@
 """Torch-level indexing: ``x[index]``, ``x[index] = value``, index_select, gather, scatter,
 scatter_add and take_along_dim.
 
-``x[index]`` decomposes the way torch evaluates it: ints select (and drop their dim)
-first, slices and ``None``/``True`` make a view (``prims.slice`` then one ``prims.reshape``),
+``x[index]`` decomposes the way torch evaluates it: ints (and 0-d integer tensors, which
+torch reads as ints) select and drop their dim first, slices and ``None``/``True`` make a view (``prims.slice`` then one ``prims.reshape``),
 then advanced indices (integer tensors, lists of ints, ``False``) pick elements. One
 advanced index becomes ``prims.take`` (negative positions wrapped with ``where``); several
 advanced indices, which torch broadcasts together and may move to the front, are recorded
@@ -21,12 +21,37 @@ from ..ir import NumberProxy, TensorProxy, TracingError
 from . import prims
 from .ltorch_shape import expanded, reshaped
 from .prims_shape import canonical_dim
-from .registry import T, torch_op
+from .registry import T, fake_meta, torch_op
 
 _INDEX_TYPES = "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices"
 
 
-@torch_op(name="index", inputs=("input", "index"), impl=lambda args, kwargs: args[0][args[1]])
+def _static_index(index):
+    """``index`` with what fake tensors cannot index by (0-d integer tensors, which torch reads
+    as ints, and lists of bools) replaced by Python ints of the same effect on the shape."""
+    if type(index) is tuple:
+        return tuple(_static_index(e) for e in index)
+    if isinstance(index, TensorProxy) and index.ndim == 0 and index.dtype not in (torch.bool, torch.uint8):
+        return 0
+    if isinstance(index, list) and index and all(isinstance(b, bool) for b in index):
+        return [i for i, b in enumerate(index) if b]
+    return index
+
+
+_fake_getitem = fake_meta(lambda pos, kw: pos[0][pos[1]])
+_fake_setitem = fake_meta(lambda pos, kw: pos[0].__setitem__(pos[1], pos[2]))
+
+
+def _getitem_meta(input, index):
+    return _fake_getitem(input, _static_index(index))
+
+
+def _setitem_meta(input, index, value):
+    return _fake_setitem(input, _static_index(index), value)
+
+
+@torch_op(name="index", inputs=("input", "index"), impl=lambda args, kwargs: args[0][args[1]],
+          meta=_getitem_meta)
 def advanced_index(input, index):
     """Advanced indexing with several index tensors (no decomposition): ``input[index]``."""
 
@@ -43,7 +68,7 @@ def _constant_index(entry, n: int, where: str):
         if isinstance(x, (list, tuple)):
             return [norm(y) for y in x]
         if isinstance(x, bool) or not isinstance(x, int):
-            raise TypeError(f"{_INDEX_TYPES} (a list index holds {type(x).__name__})")
+            raise IndexError(f"{_INDEX_TYPES} (a list index holds {type(x).__name__})")
         if not -n <= x < n:
             raise IndexError(f"index {x} is out of bounds for dimension {where} with size {n}")
         return x % n
@@ -59,7 +84,7 @@ def _basic(a: TensorProxy, entries):
     if consumed > a.ndim:
         raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
     lo, hi, st = [0] * a.ndim, list(a.shape), [1] * a.ndim
-    view, advanced, d = [], [], 0
+    view, advanced, selects, d = [], [], [], 0
     for e in entries:
         if e is Ellipsis:
             view += a.shape[d:d + a.ndim - consumed]
@@ -83,6 +108,10 @@ def _basic(a: TensorProxy, entries):
             lo[d], hi[d], st[d] = start, max(start, stop), step
             view.append((hi[d] - lo[d] + step - 1) // step)
             d += 1
+        elif isinstance(e, TensorProxy) and e.ndim == 0 and e.dtype not in (torch.bool, torch.uint8):
+            view.append(a.shape[d])  # torch selects with its value, like an int
+            selects.append((len(view) - 1, e))
+            d += 1
         elif isinstance(e, TensorProxy):
             if e.dtype in (torch.bool, torch.uint8):
                 raise TracingError(
@@ -99,14 +128,31 @@ def _basic(a: TensorProxy, entries):
             advanced.append((len(view) - 1, _constant_index(e, a.shape[d], str(d))))
             d += 1
         else:
-            raise TypeError(f"{_INDEX_TYPES} (got {type(e).__name__})")
+            raise IndexError(f"{_INDEX_TYPES} (got {type(e).__name__})")
     view += a.shape[d:]
     if lo != [0] * a.ndim or hi != list(a.shape) or st != [1] * a.ndim:
         a = prims.slice(a, start_indices=lo, end_indices=hi, strides=st)
-    return reshaped(a, view), advanced
+    a = reshaped(a, view)
+    for p, idx in reversed(selects):  # 0-d index tensors take one position and drop the dim
+        a = _taken(a, p, idx)
+        advanced = [(q - (q > p), i) for q, i in advanced]
+    return a, advanced
 
 
-@torch_op(torch.Tensor.__getitem__, inputs=("input", "index"), method="__getitem__", name="getitem")
+def _taken(a, d, idx):
+    """``prims.take`` along ``d`` at the positions ``idx`` (negative ones wrapped), idx's dims in place of d."""
+    n = a.shape[d]
+    if isinstance(idx, list):
+        idx = T.tensor(idx, dtype=torch.int64, device=a.device) if idx else \
+            prims.full(0, shape=(0,), dtype=torch.int64, device=a.device)
+    else:
+        idx = T.where(idx < 0, idx + n, idx)
+    out = prims.take(a, reshaped(idx, (idx.numel(),)), dim=d)
+    return reshaped(out, a.shape[:d] + idx.shape + a.shape[d + 1:])
+
+
+@torch_op(torch.Tensor.__getitem__, inputs=("input", "index"), method="__getitem__", name="getitem",
+          meta=_getitem_meta)
 def getitem(input, index):
     """``input[index]``; see the module docstring."""
     entries = index if type(index) is tuple else (index,)
@@ -115,19 +161,11 @@ def getitem(input, index):
         return view
     if len(advanced) > 1:
         return advanced_index(input, index)
-    d, idx = advanced[0]
-    n = view.shape[d]
-    if isinstance(idx, list):
-        idx = T.tensor(idx, dtype=torch.int64, device=input.device) if idx else \
-            prims.full(0, shape=(0,), dtype=torch.int64, device=input.device)
-    else:
-        idx = T.where(idx < 0, idx + n, idx)
-    out = prims.take(view, reshaped(idx, (idx.numel(),)), dim=d)
-    return reshaped(out, view.shape[:d] + idx.shape + view.shape[d + 1:])
+    return _taken(view, *advanced[0])
 
 
 @torch_op(torch.Tensor.__setitem__, inputs=("input", "index", "value"), method="__setitem__", name="setitem",
-          tags=("inplace",))
+          tags=("inplace",), meta=_setitem_meta)
 def setitem(input, index, value):
     """``input[index] = value``, in place; no output (see the module docstring)."""
 

@@ -129,7 +129,7 @@ def bilinear(input1, input2, weight, bias=None):
     if input1.ndim == 0 or input1.shape[-1] != n1 or input2.ndim == 0 or input2.shape[-1] != n2 \
             or input2.shape[:-1] != batch:
         raise RuntimeError(f"F.bilinear: inputs of shapes {list(input1.shape)} and {list(input2.shape)} do not fit "
-                           f"weight {list(weight.shape)}: expected (..., {n1}) and (..., {n2}) with equal batch shapes.")
+                           f"weight {list(weight.shape)}: expected (..., {n1}) and (..., {n2}) with one batch shape.")
     rows = math.prod(batch)
     w = weight.permute(1, 0, 2).reshape(n1, n_out * n2)
     t = T.matmul(input1.reshape(rows, n1), w).reshape(rows, n_out, n2)

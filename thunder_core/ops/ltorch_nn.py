@@ -36,15 +36,7 @@ def torch_alias(*torch_fns, of):
 
 # ---------------------------------------------------------------- dropout
 
-_SELU_ALPHA = 1.7580993408473766  # eager alpha_dropout's constant: -selu's negative saturation value
-
-
-def _check_dropout(op, p, inplace):
-    if p < 0.0 or p > 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if inplace:
-        raise NotImplementedError(f"{op}(..., inplace=True) cannot be traced: it overwrites its input. Pass "
-                                  f"inplace=False and use the result (x = {op}(x, ...)).")
+_SELU_ALPHA = 1.7580993408473766  # eager alpha_dropout's constant: minus SELU's saturation value (-scale * alpha)
 
 
 def _feature_shape(op, input, batched=True):
@@ -56,11 +48,17 @@ def _feature_shape(op, input, batched=True):
     return input.shape[:keep] + (1,) * (input.ndim - keep)
 
 
-def _dropout(input, p, training, noise_shape=None, alpha=False):
+def _dropout(op, input, p, training, inplace, noise_shape=None, alpha=False):
     """Eager's dropout: ``input * bernoulli(1 - p) / (1 - p)``; the alpha variant keeps the
-    mean and variance of SELU activations instead."""
+    mean and variance of SELU activations instead. A no-op (eval mode, ``p == 0``) returns the
+    input itself, as eager does."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0 or input.numel() == 0:
         return input
+    if inplace:
+        raise NotImplementedError(f"{op}(..., inplace=True) cannot be traced in training mode: it overwrites its "
+                                  f"input. Pass inplace=False and use the result (x = {op}(x, ...)).")
     if p == 1:
         return input * 0.0
     noise = prims.bernoulli_noise(input, 1 - p, shape=noise_shape)
@@ -74,8 +72,7 @@ def _dropout(input, p, training, noise_shape=None, alpha=False):
 @torch_op(_F.dropout, inputs=("input", "p"), tags=("random",))
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``."""
-    _check_dropout("F.dropout", p, inplace)
-    return _dropout(input, p, training)
+    return _dropout("F.dropout", input, p, training, inplace)
 
 
 @torch_alias(torch.dropout, of=dropout)
@@ -86,39 +83,35 @@ def _torch_dropout(input, p, train):
 @torch_op(_F.dropout1d, inputs=("input", "p"), tags=("random",))
 def dropout1d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of a (N, C, L) or (C, L) input."""
-    _check_dropout("F.dropout1d", p, inplace)
     if input.ndim not in (2, 3):
         raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D input.")
-    return _dropout(input, p, training, _feature_shape("dropout1d", input, input.ndim == 3))
+    return _dropout("F.dropout1d", input, p, training, inplace, _feature_shape("dropout1d", input, input.ndim == 3))
 
 
 @torch_op(_F.dropout2d, inputs=("input", "p"), tags=("random",))
 def dropout2d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of a (N, C, H, W) input (a 3-D input is taken as (N, C, L), like eager)."""
-    _check_dropout("F.dropout2d", p, inplace)
-    return _dropout(input, p, training, _feature_shape("dropout2d", input))
+    return _dropout("F.dropout2d", input, p, training, inplace, _feature_shape("dropout2d", input))
 
 
 @torch_op(_F.dropout3d, inputs=("input", "p"), tags=("random",))
 def dropout3d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of a (N, C, D, H, W) or (C, D, H, W) input."""
-    _check_dropout("F.dropout3d", p, inplace)
-    return _dropout(input, p, training, _feature_shape("dropout3d", input, input.ndim == 5))
+    return _dropout("F.dropout3d", input, p, training, inplace, _feature_shape("dropout3d", input, input.ndim == 5))
 
 
 @torch_op(_F.alpha_dropout, inputs=("input", "p"), tags=("random",))
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Dropout for SELU networks: dropped elements take SELU's saturation value, then an affine
     map restores the mean and variance."""
-    _check_dropout("F.alpha_dropout", p, inplace)
-    return _dropout(input, p, training, alpha=True)
+    return _dropout("F.alpha_dropout", input, p, training, inplace, alpha=True)
 
 
 @torch_op(_F.feature_alpha_dropout, inputs=("input", "p"), tags=("random",))
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Channel-wise alpha dropout."""
-    _check_dropout("F.feature_alpha_dropout", p, inplace)
-    return _dropout(input, p, training, _feature_shape("feature_alpha_dropout", input), alpha=True)
+    return _dropout("F.feature_alpha_dropout", input, p, training, inplace,
+                    _feature_shape("feature_alpha_dropout", input), alpha=True)
 
 
 # ---------------------------------------------------------------- attention
@@ -326,8 +319,8 @@ def vector_norm(x, p, dim, keepdim=False):
         out = T.amax(T.abs(y), dim, keepdim=keepdim)
     elif p == -math.inf:
         out = T.amin(T.abs(y), dim, keepdim=keepdim)
-    elif p == 0:
-        out = T.sum((y != 0).to(y.dtype), dim, keepdim=keepdim)
+    elif p == 0:  # the count of non-zeros; `y * 0` keeps eager's (zero) gradient connection to y
+        out = T.sum(T.where(y == 0, y * 0, 1.0), dim, keepdim=keepdim)
     elif p == 1:
         out = T.sum(T.abs(y), dim, keepdim=keepdim)
     else:

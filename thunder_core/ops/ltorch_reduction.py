@@ -187,9 +187,11 @@ def amin(input, dim=(), keepdim=False):
 
 
 def _arg(prim, what, a, dim, keepdim):
+    if a.dtype is torch.bool:
+        raise RuntimeError(f"{what}(): does not support bool input")
     if dim is None:
         if a.numel() == 0:
-            raise RuntimeError(f"{what}(): Expected reduction dim to be specified for input.numel() == 0.")
+            raise IndexError(f"{what}(): Expected reduction dim to be specified for input.numel() == 0.")
         out = prim(reshaped(a, (a.numel(),)), dim=0)
         return reshaped(out, (1,) * a.ndim) if keepdim else out
     d = canonical_dim(a.ndim, dim)
@@ -216,8 +218,13 @@ def _all_of(prim, what, a):
     return prim(a, dims=tuple(range(a.ndim)))
 
 
-def _along(extreme, arg, a, dim, keepdim):
-    return extreme(a, dim, keepdim), arg(a, dim, keepdim)
+def _along(extreme, arg, what, a, dim, keepdim):
+    """(values, indices) along ``dim``; bools are ranked as 0/1 (argmax itself rejects them)."""
+    d = canonical_dim(a.ndim, dim)
+    if a.ndim:
+        _nonempty(a, (d,), what)
+    ranks = _converted(a, torch.uint8) if a.dtype is torch.bool else a
+    return extreme(a, d, keepdim), arg(ranks, d, keepdim)
 
 
 @torch_op(name="max", impl=lambda args, kwargs: torch.max(*args))
@@ -229,7 +236,7 @@ def max_(input):
 @torch_op(name="max_dim", impl=lambda args, kwargs: tuple(torch.max(*args, **kwargs)))
 def max_dim(input, dim, keepdim=False):
     """``torch.max(x, dim)``: ``(values, indices)`` of the largest elements along ``dim``."""
-    return amax(input, dim, keepdim), argmax(input, dim, keepdim)
+    return _along(amax, argmax, "max", input, dim, keepdim)
 
 
 @torch_op(name="min", impl=lambda args, kwargs: torch.min(*args))
@@ -241,7 +248,7 @@ def min_(input):
 @torch_op(name="min_dim", impl=lambda args, kwargs: tuple(torch.min(*args, **kwargs)))
 def min_dim(input, dim, keepdim=False):
     """``torch.min(x, dim)``: ``(values, indices)`` of the smallest elements along ``dim``."""
-    return amin(input, dim, keepdim), argmin(input, dim, keepdim)
+    return _along(amin, argmin, "min", input, dim, keepdim)
 
 
 def _overloads(name, whole, along, rtype, binary):
@@ -325,8 +332,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
             raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the "
                                "operation does not have an identity")
         return _kept((prims.amax if ord > 0 else prims.amin)(T.abs(a), dims=dims), a, dims, keepdim)
-    if ord == 0:
-        return sum_(a != 0, dims, keepdim, dtype=a.dtype.to_real())
+    if ord == 0:  # the count of non-zeros; 0 is taken from |a| so the result tracks grad as in eager
+        return sum_(T.where(a != 0, 1.0, T.abs(a)), dims, keepdim)
     if ord == 1:
         return sum_(T.abs(a), dims, keepdim)
     if ord == 2:
@@ -356,8 +363,8 @@ def topk_(input, k, dim=-1, largest=True, sorted=True):
     return prims.topk(input, k=k, dim=d, largest=largest, sorted=sorted)
 
 
-@torch_op(name="sort", impl=lambda args, kwargs: tuple(torch.sort(*args, **kwargs)))
-def sort_(input, dim=-1, descending=False, stable=False):
+@torch_op(name="sort", impl=lambda args, kwargs: tuple(torch.sort(args[0], dim=args[1], descending=args[2], **kwargs)))
+def sort_(input, dim=-1, descending=False, *, stable=False):
     """``input`` sorted along ``dim`` and the positions the values came from."""
     return prims.sort(input, dim=canonical_dim(input.ndim, dim), descending=descending, stable=stable)
 
@@ -367,5 +374,5 @@ sort = _named(torch.return_types.sort, sort_, torch.sort, torch.Tensor.sort, met
 
 
 @torch_op(torch.argsort, torch.Tensor.argsort, method="argsort")
-def argsort(input, dim=-1, descending=False, stable=False):
+def argsort(input, dim=-1, descending=False, *, stable=False):
     return prims.sort(input, dim=canonical_dim(input.ndim, dim), descending=descending, stable=stable)[1]

@@ -3,9 +3,9 @@ splitting, and element reordering (flip, roll, repeat, tril/triu, diagonal).
 
 Each op's signature mirrors torch's; its body is the decomposition into the shape
 primitives (``prims.reshape``, ``transpose``, ``slice``, ``squeeze``, ``cat``, ``flip``) and
-``prims.broadcast_in_dim``. Methods taking ``*shape`` (``x.view(2, 3)``) register the
-``torch.Tensor`` method first so the torch executor calls the form that accepts varargs.
-``contiguous``, ``clone`` and ``detach`` have no decomposition: they produce a new tensor
+``prims.broadcast_in_dim``. Ops taking ``*shape`` (``x.view(2, 3)``, ``torch.reshape(x,
+(2, 3))``) are one symbol whose torch implementation calls the ``torch.Tensor`` method with
+the sizes as one tuple (:func:`_as_tuple`). ``contiguous``, ``clone`` and ``detach`` have no decomposition: they produce a new tensor
 (or drop autograd history), which no primitive expresses, so executors run them as they are.
 
 Multi-output ops (split, chunk, unbind) always slice, even for a piece that is the whole
@@ -66,9 +66,15 @@ def expanded(a: TensorProxy, shape) -> TensorProxy:
     return prims.broadcast_in_dim(a, shape=shape, broadcast_dimensions=tuple(range(lead, len(shape))))
 
 
-def _sizes(args) -> tuple:
-    """A ``*size`` argument (already one tuple) as a tuple of ints."""
-    return tuple(args[0]) if len(args) == 1 and isinstance(args[0], (tuple, list, torch.Size)) else tuple(args)
+def _as_tuple(method):
+    """A torch implementation passing a ``*sizes`` parameter as one tuple. The registry
+    normalises ``x.view((2, 3))`` to ``sizes=(2, 3)``, so ``x.view(())`` arrives as no sizes
+    at all, which torch would reject; a tuple keeps its meaning."""
+    def call(args, kwargs):
+        if len(args) == 2 and isinstance(args[1], torch.dtype):  # x.view(dtype)
+            return method(*args, **kwargs)
+        return method(args[0], tuple(args[1:]), **kwargs)
+    return call
 
 
 # ---------------------------------------------------------------- views and reshapes
@@ -78,7 +84,7 @@ def view_dtype(input, *, dtype):
     """``x.view(dtype)``: the same bytes read as another dtype (no primitive expresses it)."""
 
 
-@torch_op(torch.Tensor.view, method="view")
+@torch_op(torch.Tensor.view, method="view", impl=_as_tuple(torch.Tensor.view))
 def view(input, *shape):
     """``x.view(*shape)`` (``-1`` inferred) or ``x.view(dtype)``."""
     if len(shape) == 1 and isinstance(shape[0], torch.dtype):
@@ -86,7 +92,7 @@ def view(input, *shape):
     return reshaped(input, infer_shape(input.numel(), shape))
 
 
-@torch_op(torch.Tensor.reshape, torch.reshape, method="reshape")
+@torch_op(torch.Tensor.reshape, torch.reshape, method="reshape", impl=_as_tuple(torch.Tensor.reshape))
 def reshape(input, *shape):
     """``x.reshape(*shape)``, ``torch.reshape(x, shape)``."""
     return reshaped(input, infer_shape(input.numel(), shape))
@@ -131,11 +137,10 @@ def squeeze(input, dim=None):
     """Removes size-1 dims: all of them, or those of ``dim`` (an int or a tuple) that have size 1."""
     if dim is None:
         dims = range(input.ndim)
-    elif input.ndim == 0:
-        canonical_dims(0, dim if isinstance(dim, (tuple, list)) else (dim,))
-        return input
     else:
         dims = canonical_dims(input.ndim, dim if isinstance(dim, (tuple, list)) else (dim,))
+        if input.ndim == 0:  # dims 0 and -1 are valid and change nothing
+            return input
     dims = tuple(d for d in dims if input.shape[d] == 1)
     return prims.squeeze(input, dims=dims) if dims else input
 
@@ -147,19 +152,20 @@ def _permuted(a, perm):
     return a if perm == tuple(range(a.ndim)) else prims.transpose(a, permutation=perm)
 
 
-@torch_op(torch.Tensor.permute, torch.permute, method="permute")
+@torch_op(torch.Tensor.permute, torch.permute, method="permute", impl=_as_tuple(torch.Tensor.permute))
 def permute(input, *dims):
-    dims = canonical_dims(input.ndim, _sizes(dims), what="permute dims")
+    dims = canonical_dims(input.ndim, dims, what="permute dims")
     if len(dims) != input.ndim:
-        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
+        raise RuntimeError(f"permute(): number of dimensions in the tensor input does not match the "
                            f"length of the desired ordering of dimensions i.e. input.dim() = {input.ndim} is not "
                            f"equal to len(dims) = {len(dims)}")
     return _permuted(input, dims)
 
 
 def _swap(a, d0, d1):
-    if a.ndim == 0:
-        canonical_dims(0, (d0,)), canonical_dim(0, d1)
+    if a.ndim == 0:  # dims 0 and -1 are valid and change nothing
+        for d in (d0, d1):
+            canonical_dim(0, d)
         return a
     perm = list(range(a.ndim))
     d0, d1 = canonical_dim(a.ndim, d0), canonical_dim(a.ndim, d1)
@@ -195,8 +201,8 @@ def movedim(input, source, destination):
     dst = canonical_dims(input.ndim, destination if isinstance(destination, (tuple, list)) else (destination,),
                          what="movedim destination")
     if len(src) != len(dst):
-        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(source)} dims) should "
-                           f"contain the same number of dims as destination ({list(destination)} dims)")
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} dims) should "
+                           f"contain the same number of dims as destination ({list(dst)} dims)")
     perm = [None] * input.ndim
     for s, d in zip(src, dst):
         perm[d] = s
@@ -224,7 +230,7 @@ def detach(input):
 # ---------------------------------------------------------------- broadcasting
 
 def _expand_shape(a, sizes) -> tuple[int, ...]:
-    sizes = _sizes(sizes)
+    sizes = tuple(sizes)
     lead = len(sizes) - a.ndim
     if lead < 0:
         raise RuntimeError(f"expand({a.dtype}{{{list(a.shape)}}}, size={list(sizes)}): the number of sizes provided "
@@ -249,7 +255,7 @@ def _expand_shape(a, sizes) -> tuple[int, ...]:
     return tuple(out)
 
 
-@torch_op(torch.Tensor.expand, method="expand")
+@torch_op(torch.Tensor.expand, method="expand", impl=_as_tuple(torch.Tensor.expand))
 def expand(input, *size, implicit=False):
     return expanded(input, _expand_shape(input, size))
 
@@ -278,8 +284,9 @@ def _joined(tensors, dim, what):
         raise RuntimeError(f"zero-dimensional tensor (at position {position}) cannot be concatenated")
     d = canonical_dim(first.ndim, dim)
     dtype = first.dtype
-    for t in kept[1:]:
+    for t in tensors:  # skipped tensors still take part in type promotion
         dtype = torch.promote_types(dtype, t.dtype)
+    for t in kept[1:]:
         if t.ndim != first.ndim or any(s != u for i, (s, u) in enumerate(zip(t.shape, first.shape)) if i != d):
             raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
                                f"{list(first.shape)} but got size {list(t.shape)} for a tensor in the list.")
@@ -414,9 +421,9 @@ def narrow(input, dim, start, length):
 
 # ---------------------------------------------------------------- reordering and repeating elements
 
-@torch_op(torch.Tensor.flip, torch.flip, method="flip")
+@torch_op(torch.Tensor.flip, torch.flip, method="flip", impl=_as_tuple(torch.Tensor.flip))
 def flip(input, *dims):
-    dims = canonical_dims(input.ndim, _sizes(dims), what="flip dims")
+    dims = canonical_dims(input.ndim, dims, what="flip dims")
     return prims.flip(input, dims=dims) if dims and input.ndim else input
 
 
@@ -440,25 +447,24 @@ def roll(input, shifts, dims=None):
     return out
 
 
-@torch_op(torch.Tensor.repeat, method="repeat")
+@torch_op(torch.Tensor.repeat, method="repeat", impl=_as_tuple(torch.Tensor.repeat))
 def repeat(input, *repeats):
-    reps = _sizes(repeats)
+    reps = tuple(repeats)
     k = len(reps)
     if k < input.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
                            "tensor")
     shape = (1,) * (k - input.ndim) + input.shape
     # input dim i becomes output dim 2i+1 of (r0, s0, r1, s1, ...); merging pairs gives r*s
-    wide = [x for r, s in zip(reps, shape) for x in (r, s)]
+    wide = tuple(x for r, s in zip(reps, shape) for x in (r, s))
     b = prims.broadcast_in_dim(input, shape=wide, broadcast_dimensions=tuple(
         2 * (i + k - input.ndim) + 1 for i in range(input.ndim)))
     return prims.reshape(b, shape=tuple(r * s for r, s in zip(reps, shape)))
 
 
-@torch_op(torch.Tensor.tile, torch.tile, method="tile")
+@torch_op(torch.Tensor.tile, torch.tile, method="tile", impl=_as_tuple(torch.Tensor.tile))
 def tile(input, *dims):
-    dims = _sizes(dims)
-    return repeat(input, (1,) * (input.ndim - len(dims)) + dims)
+    return repeat(input, (1,) * (input.ndim - len(dims)) + tuple(dims))
 
 
 @torch_op(torch.repeat_interleave, torch.Tensor.repeat_interleave, method="repeat_interleave")

@@ -100,7 +100,7 @@ def _check(name: str, args, kinds: str) -> tuple[TensorProxy, list[TensorProxy]]
     kind = dtype_kind(t.dtype)
     if kind not in kinds:
         accepted = " or ".join(_KIND_NAMES[k] for k in kinds)
-        raise TypeError(f"prims.{name} is defined for {accepted} tensors, but got {_describe(t)}. Convert the "
+        raise NotImplementedError(f"prims.{name} is defined for {accepted} tensors, but got {_describe(t)}. Convert the "
                         f"input with prims.convert_element_type first.")
     for a in args:
         if isinstance(a, TensorProxy):

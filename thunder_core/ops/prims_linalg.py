@@ -43,6 +43,7 @@ def _broadcast(name: str, a: tuple, b: tuple) -> tuple:
 
 @prim()
 def matmul(a, b):
+    """``torch.matmul`` of two tensors of one dtype and device."""
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError(f"prims.matmul: both operands need at least one dimension, got shapes {list(a.shape)} and "
                          f"{list(b.shape)}; multiply by a 0-d tensor with `*` instead.")
@@ -66,6 +67,7 @@ def _conv_output_size(i, size, k, stride, pad, dil, transposed, out_pad):
 
 @prim()
 def convolution(a, weight, bias, *, stride, padding, dilation, transposed, output_padding, groups):
+    """``torch.convolution`` of a batched input, geometry given as per-dimension int tuples."""
     n = a.ndim - 2
     if n < 1 or weight.ndim != a.ndim:
         raise ValueError(f"prims.convolution: expected a batched input (N, C, *spatial) and a weight with as many "
@@ -100,6 +102,7 @@ def convolution(a, weight, bias, *, stride, padding, dilation, transposed, outpu
 
 @prim(tags=("random",))
 def bernoulli_noise(a, p, *, shape=None):
+    """Ones with probability ``p``, else zeros, drawn like eager dropout's noise (see above)."""
     if not 0 <= p <= 1:
         raise ValueError(f"prims.bernoulli_noise: p must be a probability in [0, 1], got {p}.")
     return tensor_proxy(a.shape if shape is None else tuple(shape), a.dtype, a.device)

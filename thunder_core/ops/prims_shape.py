@@ -47,9 +47,9 @@ def canonical_dims(ndim: int, dims, *, what: str = "dim") -> tuple[int, ...]:
 
 
 def result(shape, dtype: torch.dtype, device, *inputs) -> TensorProxy:
-    """A fresh output proxy; it requires grad when some tensor input does and ``dtype`` can
-    carry gradients (floating point or complex)."""
-    rg = (dtype.is_floating_point or dtype.is_complex) and any(
+    """A fresh output proxy; it requires grad when grad mode is on, some tensor input requires
+    grad and ``dtype`` can carry gradients (floating point or complex), as in eager."""
+    rg = (dtype.is_floating_point or dtype.is_complex) and torch.is_grad_enabled() and any(
         isinstance(t, TensorProxy) and t.requires_grad for t in inputs)
     return tensor_proxy(tuple(shape), dtype, device, rg)
 
