@@ -55,7 +55,8 @@ OPDEFS: dict[str, "OpDef"] = {}       # id -> its definition (signature, inputs,
 class OpDef:
     """Everything known about one torch-level op besides its Symbol."""
 
-    __slots__ = ("symbol", "torch_fn", "signature", "inputs", "varargs", "positional", "keyword_only")
+    __slots__ = ("symbol", "torch_fn", "signature", "inputs", "varargs", "positional", "keyword_only",
+                 "input_defaults", "required_inputs", "strip_defaults")
 
     def __init__(self, symbol, torch_fn, signature, inputs):
         self.symbol, self.torch_fn, self.signature, self.inputs = symbol, torch_fn, signature, inputs
@@ -63,6 +64,10 @@ class OpDef:
         self.varargs = next((p.name for p in params if p.kind is p.VAR_POSITIONAL), None)
         self.positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
         self.keyword_only = [p.name for p in params if p.kind is p.KEYWORD_ONLY]
+        self.input_defaults = [signature.parameters[i].default for i in inputs]
+        empty = inspect.Parameter.empty
+        self.required_inputs = max((k + 1 for k, d in enumerate(self.input_defaults) if d is empty), default=0)
+        self.strip_defaults = True  # False for symbols whose own meta expects every input
 
     def to_symbol_call(self, args, kwargs):
         """torch's arguments -> (positional inputs, static keywords) of the symbol call."""
@@ -83,6 +88,11 @@ class OpDef:
                     kw.update(v)
                 elif p.default is inspect.Parameter.empty or not _same(v, p.default):
                     kw[name] = v
+        # Inputs left at their defaults at the end are dropped: `ltorch.add(t0, t1)`, not
+        # `ltorch.add(t0, t1, 1)` (shorter traces, and implementations skip the argument).
+        while self.strip_defaults and len(pos) > self.required_inputs and \
+                _same(pos[-1], self.input_defaults[len(pos) - 1]):
+            pos.pop()
         return pos, kw
 
     def to_torch_call(self, pos, kw):
@@ -111,38 +121,86 @@ class OpDef:
 def _direct_impl(opdef, fn):
     """A generated function calling ``fn`` straight from a symbol call, without re-binding
     arguments on every call (this runs once per op per call of a compiled function): inputs
-    positionally while they lead torch's signature, then by keyword; static keywords as
-    given; a static ``*args`` parameter spread. None when the signature needs the generic path."""
-    params = list(opdef.signature.parameters.values())
+    positionally while they lead torch's signature (trailing ones left at their defaults are
+    absent from symbol calls), later inputs by keyword when given, static keywords as given,
+    a static ``*args`` parameter spread. None when the signature needs the generic path."""
     P = inspect.Parameter
-    args, positional_prefix, varargs_static = [], True, None
+    params = list(opdef.signature.parameters.values())
+    if any(p.kind is P.VAR_POSITIONAL and p.name in opdef.inputs for p in params):
+        return None
+    has_varargs = any(p.kind is P.VAR_POSITIONAL for p in params)
+    head, lines, defs, positional_prefix = [], [], [], True
     for p in params:
-        if p.kind is P.VAR_POSITIONAL:
-            if p.name in opdef.inputs:
-                return None
-            varargs_static = p.name
+        if p.kind in (P.VAR_POSITIONAL, P.VAR_KEYWORD):
             continue
-        if p.kind is P.VAR_KEYWORD:
-            continue
-        if p.name in opdef.inputs:
-            if positional_prefix and p.kind in (P.POSITIONAL_ONLY, P.POSITIONAL_OR_KEYWORD):
-                args.append(p.name)
-            elif p.kind is P.POSITIONAL_ONLY:
-                return None
-            else:
-                args.append(f"{p.name}={p.name}")
-        else:
-            if p.kind is P.POSITIONAL_ONLY or (varargs_static is None and any(
-                    q.kind is P.VAR_POSITIONAL for q in params)):
-                return None
+        if p.name not in opdef.inputs:
+            if p.kind is P.POSITIONAL_ONLY or has_varargs:
+                return None  # a static parameter that cannot be passed by keyword / before *args
             positional_prefix = False
-    if varargs_static is not None:
-        args.append(f"*kw.pop({varargs_static!r}, ())")
-    args.append("**kw")
-    src = f"def impl({', '.join(opdef.inputs)}{', ' if opdef.inputs else ''}**kw):\n    return fn({', '.join(args)})\n"
-    ns = {"fn": fn}
-    exec(compile(src, f"<thunder_core torch impl {opdef.signature}>", "exec"), ns)
-    return ns["impl"]
+            continue
+        required = p.default is P.empty
+        defs.append(p.name if required else f"{p.name}=_M")
+        if positional_prefix and p.kind in (P.POSITIONAL_ONLY, P.POSITIONAL_OR_KEYWORD):
+            head.append((p.name, required))
+        elif p.kind is P.POSITIONAL_ONLY:
+            return None
+        else:
+            positional_prefix = False
+            lines.append(f"    kw[{p.name!r}] = {p.name}" if required
+                         else f"    if {p.name} is not _M: kw[{p.name!r}] = {p.name}")
+    varargs = next((p.name for p in params if p.kind is P.VAR_POSITIONAL), None)
+    tail = ([f"*kw.pop({varargs!r}, ())"] if varargs else []) + ["**kw"]
+    calls = []  # the longest given prefix of the positional inputs
+    for k in range(len(head), -1, -1):
+        names = [n for n, _ in head[:k]]
+        call = f"fn({', '.join(names + tail)})"
+        if k and not head[k - 1][1]:
+            calls.append(f"    if {head[k - 1][0]} is not _M: return {call}")
+        else:
+            calls.append(f"    return {call}")
+            break
+    src = f"def impl({', '.join(defs + ['**kw'])}):\n" + "".join(x + "\n" for x in lines + calls)
+    consts = {"fn": fn, "_M": _MISSING}
+    exec(compile(src, f"<thunder_core torch impl {opdef.signature}>", "exec"), consts)
+    return consts["impl"]
+
+
+_MISSING = object()
+
+
+def _direct_args_impl(opdef, impl):
+    """Like _direct_impl for ops with an ``impl(args, kwargs)`` in torch's convention: a
+    generated function builds torch's positional argument list (defaults filled in, as
+    OpDef.to_torch_call does) without binding a signature on every call."""
+    P = inspect.Parameter
+    params = opdef.signature.parameters
+    consts = {"impl": impl, "_M": _MISSING}
+    defs, lines, items = [], [], []
+    for name in opdef.inputs:
+        p = params[name]
+        if p.kind is P.VAR_POSITIONAL:
+            return None
+        if p.default is P.empty:
+            defs.append(name)
+        else:
+            consts[f"_D_{name}"] = p.default
+            defs.append(f"{name}=_D_{name}" if p.kind is not P.KEYWORD_ONLY else f"{name}=_M")
+    for name in opdef.positional:
+        if name in opdef.inputs:
+            items.append(name)
+        elif params[name].default is P.empty:
+            items.append(f"kw.pop({name!r})")
+        else:
+            consts[f"_D_{name}"] = params[name].default
+            items.append(f"kw.pop({name!r}, _D_{name})")
+    for name in opdef.inputs:
+        if params[name].kind is P.KEYWORD_ONLY:
+            lines.append(f"    if {name} is not _M: kw[{name!r}] = {name}")
+    va = f"\n    args.extend(kw.pop({opdef.varargs!r}, ()))" if opdef.varargs else ""
+    src = (f"def impl_({', '.join(defs + ['**kw'])}):\n" + "".join(line + "\n" for line in lines)
+           + f"    args = [{', '.join(items)}]{va}\n    return impl(args, kw)\n")
+    exec(compile(src, f"<thunder_core torch impl {opdef.signature}>", "exec"), consts)
+    return consts["impl_"]
 
 
 def _same(a, b) -> bool:
@@ -271,11 +329,12 @@ def torch_op(*torch_fns, inputs=("input",), method: str | tuple | None = None, m
         if unknown:
             raise ValueError(f"torch_op {pyname}: inputs {unknown} are not parameters of {signature}.")
         opdef = OpDef(None, first, signature, tuple(i for i in signature.parameters if i in inputs))
+        opdef.strip_defaults = meta is None
         call = impl or first
 
-        torch_impl = None if impl is not None else _direct_impl(opdef, first)
+        torch_impl = _direct_impl(opdef, first) if impl is None else _direct_args_impl(opdef, impl)
         if torch_impl is None:
-            def torch_impl(*pos, **kw):
+            def torch_impl(*pos, **kw):  # noqa: F811 - the generic path for unusual signatures
                 a, k = opdef.to_torch_call(pos, kw)
                 return call(a, k) if impl is not None else call(*a, **k)
 
