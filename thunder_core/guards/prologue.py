@@ -81,8 +81,7 @@ class _Builder:
             kexpr = repr(key) if isinstance(key, (int, str, bool, type(None))) else self.const(key)
             expr, value = f"{parent}[{kexpr}]", self.values[prov.parent][key]
         elif k == ITER:
-            parent = self.fetch(prov.parent)
-            expr, value = f"list({parent})[{prov.key}]", list(self.values[prov.parent])[prov.key]
+            expr, value = f"{self.listed(prov.parent)}[{prov.key}]", list(self.values[prov.parent])[prov.key]
         elif k == "state":
             expr = {"grad_enabled": "torch.is_grad_enabled()", "default_dtype": "torch.get_default_dtype()"}[prov.key]
             value = eval(expr, {"torch": torch})
@@ -93,6 +92,19 @@ class _Builder:
         self.lines.append(f"{var} = {expr}  # {prov!r}")
         self.exprs[prov] = var
         self.values[prov] = value
+        return var
+
+    def listed(self, prov) -> str:
+        """A local holding ``list(<value at prov>)``, made once (items of an iterated
+        container are fetched from it by index)."""
+        key = ("list", prov)
+        var = self.exprs.get(key)
+        if var is None:
+            parent = self.fetch(prov)
+            var = f"l{self.n}"
+            self.n += 1
+            self.lines.append(f"{var} = list({parent})")
+            self.exprs[key] = var
         return var
 
     @staticmethod
@@ -187,11 +199,14 @@ def _emit_check(b: _Builder, var: str, g):
         other = b.fetch(v)
         b.check(f"{var} is not {other}", f"same tensor as {v!r}")
     elif k == NO_HOOKS:
-        from torch.nn.modules import module as mod
+        if not b.exprs.get(("global hooks",)):
+            from torch.nn.modules import module as mod
 
-        m = b.const(mod, "M")
+            m = b.const(mod, "M")
+            b.exprs[("global hooks",)] = m
+            b.check(f"{m}._global_forward_hooks or {m}._global_forward_pre_hooks or {m}._global_backward_hooks or "
+                    f"{m}._global_backward_pre_hooks", "global module hooks added")
         b.check(f"{var}._forward_hooks or {var}._forward_pre_hooks or {var}._backward_hooks or "
-                f"{var}._backward_pre_hooks or {m}._global_forward_hooks or {m}._global_forward_pre_hooks or "
-                f"{m}._global_backward_hooks or {m}._global_backward_pre_hooks", "module hooks added")
+                f"{var}._backward_pre_hooks", "module hooks added")
     else:
         raise ValueError(f"unknown guard kind {k!r}")
