@@ -57,7 +57,7 @@ class Inst:
 class CodeInfo:
     __slots__ = ("code", "insts", "names", "nlocalsplus", "first_free", "ncells_start",
                  "binder", "nargs", "simple_args", "flags", "name", "site_name", "cell_slots",
-                 "arg_cells", "stub_frame", "native")
+                 "arg_cells", "stubs", "native")
 
     def __init__(self, code: types.CodeType, handlers: dict):
         self.code = code
@@ -75,7 +75,7 @@ class CodeInfo:
         self.nargs = nargs
         self.simple_args = not (code.co_flags & (CO_VARARGS | CO_VARKEYWORDS)) and not code.co_kwonlyargcount
         self.binder = None
-        self.stub_frame = None
+        self.stubs = {}  # (id(globals), line) -> stub generator for traceback entries (tracebacks.py)
         # Never interpret the interpreter itself (e.g. a nested `interpret(...)` wrapper) or the
         # compiler's own code (proxies, symbols): they run natively.
         self.native = code.co_filename.startswith(NATIVE_PATHS)

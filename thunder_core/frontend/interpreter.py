@@ -12,9 +12,12 @@ chain, (2) puts a traceback entry for the user's line in front of it and drops e
 the interpreter's own frames, then (3) jumps to the handler from the exception table, or
 re-raises it to the caller.
 
-Generators are real generator objects: ``_drive`` is a Python generator that resumes the
-interpreted frame, so ``send``/``throw``/``close``, ``next`` and finalisation behave like
-CPython's; delegation of ``throw``/``close`` to a ``yield from`` target is done here.
+Generators are real generator objects: ``driver.drive`` is a Python generator that resumes
+the interpreted frame, so ``send``/``throw``/``close``, ``next`` and finalisation behave like
+CPython's (see driver.py).
+
+Special methods (``__call__``, ``__init__``, ...) are looked up and bound as CPython's type
+slots do (special.py); the recursion budget is in recursion.py.
 """
 
 from __future__ import annotations
@@ -24,21 +27,29 @@ import sys
 import types
 
 from . import events as ev
-from .code import _infos, CO_ASYNC_GENERATOR, CO_COROUTINE, CO_ITERABLE_COROUTINE, PY, code_info
+from . import recursion, special
+from .code import _infos, CO_ASYNC_GENERATOR, CO_COROUTINE, PY, code_info
 from .errors import refuse
 from .frame import NULL, ExcItem, Frame
 from .provenance import ARG, CALL, KWARG, Provenance
+from .special import HEAPTYPE, lookup
 from .tracebacks import prepend, strip
 
 FunctionType, MethodType = types.FunctionType, types.MethodType
-_HEAPTYPE = 1 << 9
+BuiltinMethodType, GeneratorType = types.BuiltinMethodType, types.GeneratorType
+_TYPE_SUBCLASS = 1 << 31  # Py_TPFLAGS_TYPE_SUBCLASS: instances are classes
+_TYPE_CALL = type.__dict__["__call__"]
+_PY_KINDS = (FunctionType, staticmethod, classmethod)  # special methods special.call interprets
+_CONSTRUCT_RECURSION = "maximum recursion depth exceeded" + (" while calling a Python object" if PY == (3, 11) else "")
 SCALARS = frozenset({int, float, bool, str, bytes, complex, type(None), type(...), type(NotImplemented)})
 # Callables whose objects are not data: reading them is an event, but they need no provenance entry.
 _NOT_DATA = frozenset({MethodType, types.BuiltinMethodType, types.MethodWrapperType})
 
 # handler return signals
 RETURN, YIELD, GENERATOR = object(), object(), object()
-_ASYNC = CO_COROUTINE | CO_ASYNC_GENERATOR | CO_ITERABLE_COROUTINE
+# Coroutines and async generators are refused; a generator function marked by
+# @types.coroutine (CO_ITERABLE_COROUTINE) is a generator and is interpreted as one.
+_ASYNC = CO_COROUTINE | CO_ASYNC_GENERATOR
 
 
 class Interpreter:
@@ -46,7 +57,9 @@ class Interpreter:
 
     ``lookasides``: ``{callable: replacement}``; before any call the interpreter looks the
     callee up here and, if found, calls ``replacement(interpreter, args, kwargs)`` instead.
-    A replacement may re-enter the interpreter with ``interpreter.call``.
+    A replacement may re-enter the interpreter with ``interpreter.call``. The table is kept
+    by ``id(callable)`` (``self.lookasides``), so looking a callee up never runs its
+    ``__hash__``.
     ``on_enter(interpreter, value, provenance) -> value``: called for every value entering
     from outside (argument, global, outside cell, attribute/item of an outside object); the
     jit uses it to replace tensors with proxies.
@@ -57,13 +70,21 @@ class Interpreter:
     """
 
     def __init__(self, lookasides=None, on_enter=None, record_opaque_calls=False):
-        from .lookasides import BUILTIN_LOOKASIDES
+        from .lookasides import BUILTIN_BY_ID, BUILTIN_FN
         from .ops import HANDLERS
 
         self.handlers = HANDLERS
-        self.lookasides = dict(BUILTIN_LOOKASIDES)
+        self.lookasides = dict(BUILTIN_BY_ID)  # id(callable) -> replacement
+        # Python functions hash by identity (no user __hash__ can run), so calls of them,
+        # the most frequent, look up this table by the function itself: no id() call.
+        self.fn_lookasides = dict(BUILTIN_FN)
+        self._lookaside_keys = ()
         if lookasides:
-            self.lookasides.update(lookasides)
+            for k, v in lookasides.items():
+                self.lookasides[id(k)] = v
+                if type(k) is FunctionType:
+                    self.fn_lookasides[k] = v
+            self._lookaside_keys = tuple(lookasides)  # alive, so their ids stay theirs
         self.on_enter = on_enter
         self.record_opaque_calls = record_opaque_calls
         self.events: list[ev.Event] = []
@@ -76,6 +97,11 @@ class Interpreter:
         self._last_read: dict = {}             # inst -> (owner, value) of the last read event there
         self._propagating = None               # exception leaving an interpreted frame
         self._raising = None                   # (exception, __context__, add traceback entry)
+        # The recursion budget (recursion.py sets these when run() starts): user frames
+        # below this interpreter, interpreted frames allowed, and the window of frame counts
+        # inside which no checkpoint is needed.
+        self.base_depth, self.max_depth = 0, sys.getrecursionlimit()
+        self.low_mark, self.depth_mark, self.real_depth = 0, self.max_depth, 0
 
     # ---------------------------------------------------------------- outside values
 
@@ -114,6 +140,7 @@ class Interpreter:
         site = ("<call>", 0, getattr(fn, "__qualname__", type(fn).__name__))
         args = tuple(self._enter_arg(a, Provenance(ARG, None, i), site) for i, a in enumerate(args))
         kwargs = {k: self._enter_arg(v, Provenance(KWARG, None, k), site) for k, v in kwargs.items()}
+        recursion.enter(self)
         try:
             return self.call(fn, args, kwargs)
         except BaseException as e:
@@ -121,6 +148,7 @@ class Interpreter:
             raise
         finally:
             self._propagating = self._raising = None
+            recursion.leave(self)
 
     def _enter_arg(self, value, prov, site):
         self.events.append(ev.Event(ev.READ_ARG, prov, None, value, site))
@@ -133,30 +161,40 @@ class Interpreter:
         return value
 
     def call(self, fn, args, kwargs=None):
-        try:
-            la = self.lookasides.get(fn)
-        except TypeError:  # unhashable callable
-            la = None
-        if la is not None:
-            return la(self, args, kwargs or {})
         t = type(fn)
         if t is FunctionType:
-            return self.call_function(fn, args, kwargs)
+            la = self.fn_lookasides.get(fn)
+            if la is None:
+                return self.call_function(fn, args, kwargs)
+            return la(self, args, kwargs or {})
+        la = self.lookasides.get(id(fn))
+        if la is not None:
+            return la(self, args, kwargs or {})
         if t is MethodType:
             return self.call(fn.__func__, (fn.__self__, *args), kwargs)
         if t is functools.partial:
             kw = {**fn.keywords, **kwargs} if kwargs else fn.keywords
             return self.call(fn.func, fn.args + tuple(args), kw)
-        if isinstance(fn, type):
+        fl = t.__flags__
+        if fl & _TYPE_SUBCLASS:
             return self._construct(fn, args, kwargs)
-        if t.__flags__ & _HEAPTYPE:
-            c = getattr(t, "__call__", None)
-            if type(c) is FunctionType:  # through call(): __call__ itself may have a lookaside
-                return self.call(c, (fn, *args), kwargs)
+        if fl & HEAPTYPE:  # an instance of a Python class: its __call__, bound like slot_tp_call
+            m = lookup(t, "__call__")
+            if m is not NULL:
+                r = special.call(self, m, fn, t, args, kwargs)
+                if r is not NULL:
+                    return r
+        elif t is staticmethod:
+            return self.call(fn.__func__, args, kwargs)
         return self.call_native(fn, args, kwargs)
 
     def call_native(self, fn, args, kwargs=None):
-        r = fn(*args, **kwargs) if kwargs else fn(*args)
+        try:
+            r = fn(*args, **kwargs) if kwargs else fn(*args)
+        except BaseException as e:
+            if type(fn) is BuiltinMethodType and type(fn.__self__) is GeneratorType:
+                thrown_into_unstarted(self, e)
+            raise
         outside = self.outside
         if self.record_opaque_calls:
             inst = self._current_inst()
@@ -176,7 +214,8 @@ class Interpreter:
             if src is not None:
                 kind = ev.WRITE_ATTR if fn is setattr else ev.DELETE_ATTR
                 self.write(kind, src[1], args[1] if len(args) > 1 else None, args[2:], self._current_inst())
-        if type(r) not in SCALARS and id(r) not in outside and not isinstance(fn, type) and fn not in _FRESH:
+        if (type(r) not in SCALARS and id(r) not in outside and not t.__flags__ & _TYPE_SUBCLASS
+                and not (t is types.BuiltinFunctionType and fn in _FRESH)):
             if src is None:
                 for a in args:
                     src = outside.get(id(a))
@@ -193,28 +232,42 @@ class Interpreter:
         return f.insts[f.ip - 1]
 
     def _construct(self, cls, args, kwargs):
-        """``cls(*args, **kwargs)`` with ``__new__``/``__init__`` written in Python
-        interpreted, following ``type.__call__``."""
+        """``cls(*args, **kwargs)`` following ``type.__call__``, with ``__new__``/``__init__``
+        (and a metaclass ``__call__``) written in Python interpreted."""
         meta = type(cls)
         if meta is not type:
-            mcall = meta.__call__
-            if type(mcall) is FunctionType:
-                return self.call_function(mcall, (cls, *args), kwargs)
-            if mcall is not type.__call__:
-                return self.call_native(cls, args, kwargs)
-        if not cls.__flags__ & _HEAPTYPE:
+            m = lookup(meta, "__call__")
+            if m is not _TYPE_CALL:
+                r = special.call(self, m, cls, meta, args, kwargs)
+                return self.call_native(cls, args, kwargs) if r is NULL else r
+        if not cls.__flags__ & HEAPTYPE:
             return self.call_native(cls, args, kwargs)
-        new, init = cls.__new__, cls.__init__
-        if type(new) is not FunctionType and type(init) is not FunctionType:
+        new = cls.__new__  # tp_new of a Python class calls getattr(cls, "__new__")
+        init = lookup(cls, "__init__")
+        tn = type(new)
+        if (type(init) not in _PY_KINDS and tn is not FunctionType
+                and not (tn is MethodType and type(new.__func__) is FunctionType)):
             return self.call_native(cls, args, kwargs)
-        if new is object.__new__:
-            obj = object.__new__(cls)
-        else:
-            obj = self.call(new, (cls, *args), kwargs)
-        if cls not in type(obj).__mro__:
-            return obj
-        init = type(obj).__init__
-        r = self.call(init, (obj, *args), kwargs)
+        # CPython counts a construction as one more level of recursion (the native call of
+        # the class, or 3.13's __init__ shim frame): so does the budget while it runs.
+        if len(self.frames) >= self.max_depth:
+            raise RecursionError(_CONSTRUCT_RECURSION)
+        self.max_depth -= 1
+        if self.depth_mark > self.max_depth:
+            self.depth_mark = self.max_depth
+        try:
+            if new is object.__new__:  # __init__ is overridden: object_new accepts more arguments
+                obj = object.__new__(cls)
+            else:
+                obj = self.call(new, (cls, *args), kwargs)
+            t = type(obj)
+            if cls not in t.__mro__:
+                return obj
+            if t is not cls:
+                init = lookup(t, "__init__")
+            r = special.call_bound(self, init, obj, t, args, kwargs)
+        finally:
+            self.max_depth += 1
         if r is not None:
             raise TypeError(f"__init__() should return None, not '{type(r).__name__}'")
         return obj
@@ -238,8 +291,8 @@ class Interpreter:
             return f.retval
         if r is GENERATOR:
             f.exc_item = ExcItem()
-            g = _drive(self, f)
-            g.__name__, g.__qualname__ = info.name, info.site_name
+            g = drive(self, f)
+            g.__name__, g.__qualname__ = fn.__name__, fn.__qualname__  # as CPython: the function's, now
             return g
         raise AssertionError(r)
 
@@ -247,6 +300,9 @@ class Interpreter:
 
     def _run(self, f, throw=None):
         frames = self.frames
+        n = len(frames)
+        if not self.low_mark <= n < self.depth_mark:  # the user's recursion limit (recursion.py)
+            recursion.checkpoint(self, n, True)
         frames.append(f)
         try:
             insts = f.insts
@@ -262,44 +318,47 @@ class Interpreter:
             while True:
                 inst = insts[f.ip]
                 f.ip += 1
-                # The three most frequent instructions run inline (a handler call costs more
-                # than the work); anything unusual (an unbound local) takes the handler path.
-                k = inst.inline
-                if k:
-                    if k == 1:
-                        v = loc[inst.arg]
-                        if v is not NULL:
-                            stack.append(v)
+                try:  # zero-cost on 3.11+; inline truth tests may call a user __bool__ that raises
+                    # The most frequent instructions run inline (a handler call costs more than
+                    # the work); anything unusual (an unbound local) takes the handler path.
+                    # LOAD_FAST passes the value through `k`, which the next instruction
+                    # overwrites first thing: no local of this loop keeps a user value alive
+                    # (after the user's `del x`, or while a generator is suspended).
+                    k = inst.inline
+                    if k:
+                        if k == 1:
+                            k = loc[inst.arg]
+                            if k is not NULL:
+                                stack.append(k)
+                                continue
+                        elif k == 2:
+                            stack.append(inst.argval)
                             continue
-                    elif k == 2:
-                        stack.append(inst.argval)
-                        continue
-                    elif k == 3:
-                        loc[inst.arg] = stack.pop()
-                        continue
-                    elif k == 4:  # no-ops: RESUME, NOP, PRECALL, ...
-                        continue
-                    elif k == 5:
-                        if not stack.pop():
+                        elif k == 3:
+                            loc[inst.arg] = stack.pop()
+                            continue
+                        elif k == 4:  # no-ops: RESUME, NOP, PRECALL, ...
+                            continue
+                        elif k == 5:
+                            if not stack.pop():
+                                f.ip = inst.target
+                            continue
+                        elif k == 6:
+                            if stack.pop():
+                                f.ip = inst.target
+                            continue
+                        elif k == 7:
                             f.ip = inst.target
-                        continue
-                    elif k == 6:
-                        if stack.pop():
-                            f.ip = inst.target
-                        continue
-                    elif k == 7:
-                        f.ip = inst.target
-                        continue
-                    elif k == 8:
-                        stack.pop()
-                        continue
-                    elif k == 9:
-                        f.retval = stack.pop()
-                        return RETURN
-                    else:
-                        f.retval = inst.argval
-                        return RETURN
-                try:
+                            continue
+                        elif k == 8:
+                            stack.pop()
+                            continue
+                        elif k == 9:
+                            f.retval = stack.pop()
+                            return RETURN
+                        else:
+                            f.retval = inst.argval
+                            return RETURN
                     r = inst.run(self, f, inst)
                     if r is None:
                         continue
@@ -309,6 +368,8 @@ class Interpreter:
                         raise
         finally:
             frames.pop()
+            if n < self.low_mark:
+                recursion.checkpoint(self, n, False)
 
     def _catch(self, f, inst, e):
         """An exception reached frame ``f`` at ``inst``: fix context and traceback like CPython,
@@ -328,7 +389,7 @@ class Interpreter:
                     set_context(e, top)
             add_tb = True
         tb = strip(e.__traceback__)
-        e.__traceback__ = prepend(f.info, inst.lineno, tb) if add_tb else tb
+        e.__traceback__ = prepend(f.info, f.globals, inst.lineno, tb) if add_tb else tb
         h = inst.handler
         if h is None:
             self._propagating = e
@@ -355,66 +416,6 @@ class Interpreter:
         """Raise ``exc`` from a handler with exactly this ``__context__``."""
         self._raising = (exc, context, add_traceback)
         raise exc
-
-    # ---------------------------------------------------------------- generators
-
-    def _resume(self, f, sent, exc):
-        item = f.exc_item
-        item.prev = self.exc_item
-        self.exc_item = item
-        try:
-            if exc is None:
-                f.stack[-1] = sent
-                return self._run(f)
-            recv = self._yield_from_receiver(f)
-            if recv is not NULL:
-                if isinstance(exc, GeneratorExit):
-                    try:
-                        close = getattr(recv, "close", None)
-                        if close is not None:
-                            close()
-                    except BaseException as e2:
-                        exc = e2
-                else:
-                    meth = getattr(recv, "throw", None)
-                    if meth is not None:
-                        try:
-                            f.retval = meth(exc)
-                            return YIELD
-                        except BaseException as e2:
-                            exc = e2
-                        if PY == (3, 11) and isinstance(exc, StopIteration):
-                            # 3.11 finishes the `yield from` itself (genobject.c _gen_throw)
-                            send = f.insts[f.insts[f.ip + 1].target]
-                            del f.stack[-2:]
-                            f.stack.append(exc.value)
-                            f.ip = send.target
-                            return self._run(f)
-            if item.value is not None and item.value is not exc:
-                set_context(exc, item.value)  # _PyErr_ChainStackItem
-            return self._run(f, throw=exc)
-        finally:
-            self.exc_item = item.prev
-
-    @staticmethod
-    def _yield_from_receiver(f):
-        """The iterator a generator suspended in ``yield from``/``await`` delegates to."""
-        nxt = f.insts[f.ip]
-        if nxt.opname == "RESUME" and (nxt.arg & 3) >= 2:
-            return f.stack[-2]
-        return NULL
-
-
-def _drive(interp, f):
-    sent = exc = None
-    while True:
-        r = interp._resume(f, sent, exc)
-        if r is RETURN:
-            return f.retval
-        try:
-            sent, exc = (yield f.retval), None
-        except BaseException as e:
-            sent, exc = None, e
 
 
 def set_context(e, ctx):
@@ -461,3 +462,6 @@ def _is_mutator(t, name):
         if names is not None:
             return name in names
     return False
+
+
+from .driver import drive, thrown_into_unstarted  # noqa: E402 (driver.py imports this module)

@@ -1,7 +1,8 @@
 """The interpreter's own lookasides: builtins that look at the *calling frame* (``super()``,
-``locals()``, ``sys.exc_info()``, ``sys._getframe()``, ...) or run code (``__build_class__``,
-``exec``/``eval`` without explicit namespaces). Called natively they would see the
-interpreter's frames instead of the user's, so the interpreter answers them itself.
+``locals()``, ``sys.exc_info()``, ``sys._getframe()``, ``warnings.warn``, ...), run code
+(``__build_class__``, ``exec``/``eval`` without explicit namespaces) or see the interpreter's
+own state (the recursion limit). Called natively they would see the interpreter's frames
+instead of the user's, so the interpreter answers them itself.
 
 A lookaside has the signature ``(interpreter, args: tuple, kwargs: dict) -> result``.
 """
@@ -9,12 +10,14 @@ A lookaside has the signature ``(interpreter, args: tuple, kwargs: dict) -> resu
 from __future__ import annotations
 
 import builtins
+import operator
 import sys
 import types
 
-from .code import CO_VARARGS
+from . import recursion
+from .code import PY
 from .frame import NULL
-from .tracebacks import is_interpreter_frame
+from .frameview import _getframe, _getframemodulename, _has, _warn, frame_locals
 
 
 def _caller(I):
@@ -22,53 +25,35 @@ def _caller(I):
 
 
 def _super(I, args, kwargs):
+    """Zero-argument ``super()`` (super_init_without_args): the first argument and the
+    ``__class__`` cell of the calling frame. Errors are raised outside ``except`` blocks so
+    they carry no internal ``__context__``."""
     if args or kwargs:
         return super(*args, **kwargs)
     f = _caller(I)
     code = f.info.code
-    if code.co_argcount == 0 and not code.co_flags & CO_VARARGS:
+    if code.co_argcount == 0:
         raise RuntimeError("super(): no arguments")
     first = f.localsplus[0]
     if code.co_varnames[0] in code.co_cellvars and isinstance(first, types.CellType):
         first = first.cell_contents if _has(first) else NULL
     if first is NULL:
         raise RuntimeError("super(): arg[0] deleted")
-    try:
-        i = f.info.names.index("__class__", f.info.first_free)
-    except ValueError:
-        raise RuntimeError("super(): __class__ cell not found") from None
+    names = f.info.names
+    for i in range(f.info.first_free, len(names)):
+        if names[i] == "__class__":
+            break
+    else:
+        raise RuntimeError("super(): __class__ cell not found")
     cell = f.localsplus[i]
+    if not isinstance(cell, types.CellType):
+        raise RuntimeError("super(): bad __class__ cell")
     if not _has(cell):
         raise RuntimeError("super(): empty __class__ cell")
     cls = cell.cell_contents
     if not isinstance(cls, type):
         raise RuntimeError(f"super(): __class__ is not a type ({type(cls).__name__})")
     return super(cls, first)
-
-
-def _has(cell) -> bool:
-    try:
-        cell.cell_contents
-    except ValueError:
-        return False
-    return True
-
-
-def frame_locals(f) -> dict:
-    """A snapshot of a frame's variables, as ``locals()`` in a function returns them."""
-    if f.locals_map is not None:
-        return f.locals_map
-    out, names, first_free = {}, f.info.names, f.info.first_free
-    cellvars = f.info.code.co_cellvars
-    for i, v in enumerate(f.localsplus):
-        if v is NULL:
-            continue
-        if i >= first_free or (names[i] in cellvars and isinstance(v, types.CellType)):
-            if not _has(v):
-                continue
-            v = v.cell_contents
-        out[names[i]] = v
-    return out
 
 
 def _locals(I, args, kwargs):
@@ -104,13 +89,21 @@ def _exception(I, args, kwargs):
     return I.topmost_exception()
 
 
+_NS_KEYWORDS = PY >= (3, 13)  # eval/exec take globals=/locals= by keyword since 3.13
+
+
 def _namespaces(I, args, kwargs, fn):
-    if len(args) >= 2 or "globals" in kwargs:
+    """eval/exec: globals None means the caller's globals, and then locals None the
+    caller's locals (builtin_eval_impl). Explicit globals, or bad arguments, go native."""
+    if not 1 <= len(args) <= 3:
         return fn(*args, **kwargs)
+    kw = dict(kwargs)
+    g = args[1] if len(args) > 1 else (kw.pop("globals", None) if _NS_KEYWORDS else None)
+    if g is not None:
+        return fn(*args, **kwargs)
+    loc = args[2] if len(args) > 2 else (kw.pop("locals", None) if _NS_KEYWORDS else None)
     f = _caller(I)
-    if len(args) == 1 and "locals" not in kwargs:
-        return fn(args[0], f.globals, frame_locals(f), **kwargs)
-    return fn(*args, f.globals, **kwargs)
+    return fn(args[0], f.globals, frame_locals(f) if loc is None else loc, **kw)
 
 
 def _eval(I, args, kwargs):
@@ -121,8 +114,30 @@ def _exec(I, args, kwargs):
     return _namespaces(I, args, kwargs, exec)
 
 
+def _tp_name(t) -> str:
+    if t.__flags__ & (1 << 9) or t.__module__ == "builtins":
+        return t.__name__
+    return f"{t.__module__}.{t.__qualname__}"
+
+
+def _calculate_meta(meta, bases):
+    """_PyType_CalculateMetaclass: the most derived metaclass of ``meta`` and the bases'."""
+    winner = meta
+    for base in bases:
+        m = type(base)
+        if m in winner.__mro__:
+            continue
+        if winner in m.__mro__:
+            winner = m
+            continue
+        raise TypeError("metaclass conflict: the metaclass of a derived class must be a (non-strict) "
+                        "subclass of the metaclasses of all its bases")
+    return winner
+
+
 def _build_class(I, args, kwargs):
-    """builtins.__build_class__ with the class body interpreted."""
+    """builtins.__build_class__ with ``__prepare__``, the class body and the metaclass call
+    interpreted."""
     if len(args) < 2:
         raise TypeError("__build_class__: not enough arguments")
     func, name, *bases = args
@@ -132,11 +147,23 @@ def _build_class(I, args, kwargs):
         raise TypeError("__build_class__: name is not a string")
     orig_bases = tuple(bases)
     bases = types.resolve_bases(orig_bases)
-    meta, ns, kwds = types.prepare_class(name, bases, dict(kwargs))
+    kw = dict(kwargs)
+    meta = kw.pop("metaclass", NULL)
+    if meta is NULL:
+        meta, isclass = (type(bases[0]) if bases else type), True
+    else:
+        isclass = issubclass(type(meta), type)
+    if isclass:
+        meta = _calculate_meta(meta, bases)
+    prep = getattr(meta, "__prepare__", NULL)
+    ns = {} if prep is NULL else I.call(prep, (name, bases), kw)
+    if not hasattr(type(ns), "__getitem__"):  # PyMapping_Check
+        raise TypeError(f"{_tp_name(meta) if isclass else '<metaclass>'}.__prepare__() must return a mapping, "
+                        f"not {_tp_name(type(ns))}")
     cell = I.call_function(func, (), None, locals_map=ns)
     if bases is not orig_bases:
         ns["__orig_bases__"] = orig_bases
-    cls = I.call(meta, (name, bases, ns), kwds)
+    cls = I.call(meta, (name, bases, ns), kw)
     if isinstance(cls, type) and isinstance(cell, types.CellType):
         if not _has(cell):
             raise RuntimeError(f"__class__ not set defining {name!r} as {cls!r}. "
@@ -146,60 +173,24 @@ def _build_class(I, args, kwargs):
     return cls
 
 
-class FrameView:
-    """What ``sys._getframe()`` returns for an interpreted frame: the attributes code
-    commonly reads (``f_globals``, ``f_locals``, ``f_code``, ``f_lineno``, ``f_back``)."""
-
-    def __init__(self, I, index):
-        self._I, self._index = I, index
-        f = I.frames[index]
-        self.f_globals, self.f_builtins, self.f_code = f.globals, f.builtins, f.info.code
-        self.f_lineno = f.lineno
-        self.f_locals = frame_locals(f)
-
-    @property
-    def f_back(self):
-        if self._index > 0:
-            return FrameView(self._I, self._index - 1)
-        return _native_caller(0)
-
-    def __repr__(self):
-        return f"<interpreted frame of {self.f_code.co_qualname} at line {self.f_lineno}>"
+def _getrecursionlimit(I, args, kwargs):
+    sys.getrecursionlimit(*args, **kwargs)  # CPython's argument errors
+    return recursion.user_limit()
 
 
-def _native_caller(depth):
-    """The real frame ``depth`` levels above whoever called the interpreter."""
-    fr = sys._getframe(1)
-    while fr is not None and (is_interpreter_frame(fr) or fr.f_code.co_filename.startswith(_PKG_DIR)):
-        fr = fr.f_back
-    for _ in range(depth):
-        if fr is None:
-            break
-        fr = fr.f_back
-    if fr is None:
-        raise ValueError("call stack is not deep enough")
-    return fr
+def _setrecursionlimit(I, args, kwargs):
+    if kwargs or len(args) != 1:
+        return sys.setrecursionlimit(*args, **kwargs)  # CPython's argument errors
+    recursion.set_user_limit(I, operator.index(args[0]))
 
 
-def _getframe(I, args, kwargs):
-    depth = args[0] if args else kwargs.get("depth", 0)
-    n = len(I.frames)
-    if depth < n:
-        return FrameView(I, n - 1 - depth)
-    return _native_caller(depth - n)
+def _warnings_warn():
+    try:
+        from _warnings import warn
+    except ImportError:  # pragma: no cover - the pure-Python warn() is interpreted instead
+        return None
+    return warn
 
-
-def _getframemodulename(I, args, kwargs):
-    depth = args[0] if args else kwargs.get("depth", 0)
-    n = len(I.frames)
-    if depth < n:
-        return I.frames[n - 1 - depth].globals.get("__name__")
-    return _native_caller(depth - n).f_globals.get("__name__")
-
-
-import os as _os  # noqa: E402
-
-_PKG_DIR = _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))
 
 BUILTIN_LOOKASIDES = {
     super: _super,
@@ -212,8 +203,16 @@ BUILTIN_LOOKASIDES = {
     builtins.__build_class__: _build_class,
     sys.exc_info: _exc_info,
     sys._getframe: _getframe,
+    sys.getrecursionlimit: _getrecursionlimit,
+    sys.setrecursionlimit: _setrecursionlimit,
 }
 if hasattr(sys, "exception"):
     BUILTIN_LOOKASIDES[sys.exception] = _exception
 if hasattr(sys, "_getframemodulename"):
     BUILTIN_LOOKASIDES[sys._getframemodulename] = _getframemodulename
+if _warnings_warn() is not None:
+    BUILTIN_LOOKASIDES[_warnings_warn()] = _warn
+
+#: The table as the interpreter keeps it: by id() (the keys above live as long as the module).
+BUILTIN_BY_ID = {id(k): v for k, v in BUILTIN_LOOKASIDES.items()}
+BUILTIN_FN = {k: v for k, v in BUILTIN_LOOKASIDES.items() if type(k) is types.FunctionType}

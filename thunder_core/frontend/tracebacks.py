@@ -1,10 +1,16 @@
 """Tracebacks that show the user's frames, not the interpreter's.
 
 CPython needs a real frame object for each traceback entry, and takes the file and function
-name from that frame's code. For each interpreted code object we make one stub frame whose
-code carries the user's filename and names (by running a tiny function whose code object
-was ``replace``-d), and build entries ``TracebackType(next, stub_frame, -1, user_line)``.
-Entries for the interpreter's own frames are unlinked, so a traceback reads like CPython's.
+name from that frame's code. For each interpreted code object we make stub frames whose code
+carries the user's filename and names, and build entries
+``TracebackType(next, stub_frame, -1, user_line)``. Entries for the interpreter's own frames
+are unlinked, so a traceback reads like CPython's.
+
+A stub frame is the frame of a suspended generator: a suspended generator's frame has no
+``f_back``, so it pins none of the interpreter's frames (nor, through them, the user's
+locals). Its generator function is created with the user function's globals, so
+``tb_frame.f_globals`` is the user's module, and its ``yield`` sits on the user's line, so
+``tb_frame.f_lineno`` is that line. Stubs are cached per (code, globals, line).
 """
 
 from __future__ import annotations
@@ -14,26 +20,57 @@ import types
 
 INTERPRETER_DIR = os.path.dirname(os.path.abspath(__file__))
 
-
 def _stub():
-    raise _StubError
+    yield
 
 
-class _StubError(Exception):
-    pass
+_STUB = _stub.__code__
+# The template's line ranges: (code units, True if on the `yield`'s line, False if on the def
+# line, None if without a line), from which each stub's line table is written.
+_RANGES = [((end - start) // 2, None if line is None else line != _STUB.co_firstlineno)
+           for start, end, line in _STUB.co_lines()]
 
 
-def stub_frame(info):
-    fr = info.stub_frame
-    if fr is None:
+def _varint(v: int, out: bytearray) -> None:
+    while v >= 64:
+        out.append(64 | (v & 63))
+        v >>= 6
+    out.append(v)
+
+
+def _linetable(delta: int) -> bytes:
+    """A line table (the 3.11+ format, Objects/locations.md) for the template with its body
+    ``delta`` lines below the def line, and no column information. Written by hand, not by
+    compiling source: tracebacks are made at any depth, where compile() could itself hit
+    the recursion limit."""
+    out, line = bytearray(), 0  # line: relative to co_firstlineno
+    for n, on_body in _RANGES:
+        while n > 0:
+            k = min(n, 8)
+            if on_body is None:
+                out.append(0x80 | (15 << 3) | (k - 1))  # no location
+            else:
+                target = delta if on_body else 0
+                out.append(0x80 | (13 << 3) | (k - 1))  # line delta only, as a signed varint
+                d, line = target - line, target
+                _varint((-d << 1) | 1 if d < 0 else d << 1, out)
+            n -= k
+    return bytes(out)
+
+
+def stub_frame(info, globals_, lineno):
+    stubs = info.stubs
+    key = (id(globals_), lineno)  # the stub's frame holds globals_, so its id stays valid
+    g = stubs.get(key)
+    if g is None:
         c = info.code
-        code = _stub.__code__.replace(co_filename=c.co_filename, co_name=c.co_name,
-                                      co_qualname=c.co_qualname, co_firstlineno=c.co_firstlineno)
-        try:
-            types.FunctionType(code, {"_StubError": _StubError})()
-        except _StubError as e:
-            fr = info.stub_frame = e.__traceback__.tb_next.tb_frame
-    return fr
+        first = c.co_firstlineno
+        code = _STUB.replace(co_filename=c.co_filename, co_name=c.co_name, co_qualname=c.co_qualname,
+                             co_firstlineno=first, co_linetable=_linetable((lineno or first) - first))
+        g = types.FunctionType(code, globals_)()
+        next(g)
+        stubs[key] = g  # the generator is kept (suspended) so its frame stays as it is
+    return g.gi_frame
 
 
 def is_interpreter_frame(frame) -> bool:
@@ -45,11 +82,20 @@ KEEP_INTERPRETER_FRAMES = os.environ.get("THUNDER_CORE_SHOW_INTERPRETER_FRAMES",
 
 
 def strip(tb):
-    """Unlink the interpreter's own entries from a traceback chain; returns the new head."""
+    """Unlink the interpreter's own entries from a traceback chain; returns the new head.
+
+    The walk stops at the first entry made by ``prepend`` (``tb_lasti == -1``): everything
+    after it was stripped when it was made, so an exception unwinding through many
+    interpreted frames is not walked again at each of them."""
     if KEEP_INTERPRETER_FRAMES:
         return tb
     head = prev = None
     while tb is not None:
+        if tb.tb_lasti == -1:  # made by prepend(); its tail is already clean
+            if prev is None:
+                return tb
+            prev.tb_next = tb
+            return head
         nxt = tb.tb_next
         if not tb.tb_frame.f_code.co_filename.startswith(INTERPRETER_DIR):
             if prev is None:
@@ -63,6 +109,6 @@ def strip(tb):
     return head
 
 
-def prepend(info, lineno, tb):
+def prepend(info, globals_, lineno, tb):
     """A new traceback entry for the user's frame (``info``'s code at ``lineno``)."""
-    return types.TracebackType(tb, stub_frame(info), -1, lineno)
+    return types.TracebackType(tb, stub_frame(info, globals_, lineno), -1, lineno)

@@ -4,7 +4,9 @@ import functools
 
 from .. import events as ev
 from ..code import PY, native
+from ..frame import NULL
 from ..provenance import ITEM, Provenance
+from ..special import lookup
 from . import op
 
 
@@ -94,8 +96,11 @@ def list_to_tuple(I, f, inst):
 
 
 def _not_iterable(x) -> bool:
+    """``tp_iter == NULL && !PySequence_Check(x)``: the type defines no ``__iter__`` (an
+    ``__iter__`` set to None still fills the slot) and is no sequence (``__getitem__``, and
+    not a dict)."""
     t = type(x)
-    return getattr(t, "__iter__", None) is None and not (hasattr(t, "__getitem__") and not issubclass(t, dict))
+    return lookup(t, "__iter__") is NULL and (lookup(t, "__getitem__") is NULL or issubclass(t, dict))
 
 
 @op("LIST_EXTEND")
@@ -120,13 +125,49 @@ def set_update(I, f, inst):
     s[-inst.arg].update(it)
 
 
+def _merge(d, m, check_dup):
+    """_PyDict_MergeEx(d, m): a dict whose type keeps dict's own ``__iter__`` is read
+    directly (its overridden ``keys``/``__getitem__`` are not called); anything else through
+    ``keys()`` and ``m[k]``. With ``check_dup`` a key already in ``d`` stops the merge and
+    is returned; else returns NULL."""
+    if type(m) is dict or (issubclass(type(m), dict) and type(m).__iter__ is _DICT_ITER):
+        if not check_dup:
+            dict.update(d, m)  # PyDict_Merge: the same direct read
+            return NULL
+        for k, v in dict.items(m):
+            if k in d:
+                return k
+            d[k] = v
+        return NULL
+    keys = m.keys()  # PyMapping_Keys: an AttributeError here means "not a mapping"
+    try:
+        it = iter(keys)
+        bad = None
+    except TypeError:
+        bad = type(keys)
+    if bad is not None:
+        raise TypeError(f"{type(m).__name__}.keys() returned a non-iterable (type {bad.__name__})")
+    for k in list(it):
+        if check_dup and k in d:
+            return k
+        d[k] = m[k]
+    return NULL
+
+
+_DICT_ITER = dict.__iter__
+
+
 @op("DICT_UPDATE")
 def dict_update(I, f, inst):
     s = f.stack
     m = s.pop()
-    if not hasattr(m, "keys"):  # PyDict_Update takes mappings only, not sequences of pairs
-        raise TypeError(f"'{type(m).__name__}' object is not a mapping")
-    s[-inst.arg].update(m)
+    try:
+        _merge(s[-inst.arg], m, False)
+        err = None
+    except AttributeError:  # PyDict_Update takes mappings only, not sequences of pairs
+        err = TypeError(f"'{type(m).__name__}' object is not a mapping")
+    if err is not None:  # raised outside the except block: no internal __context__
+        raise err
 
 
 def function_str(fn) -> str:
@@ -145,17 +186,24 @@ _FUNC_DEPTH = 4 if PY >= (3, 13) else 3  # distance from the dict being merged t
 
 @op("DICT_MERGE")
 def dict_merge(I, f, inst):
+    """``f(**m)``: merge ``m`` into the call's keyword dict; errors as format_kwargs_error."""
     s = f.stack
     m = s.pop()
     d = s[-inst.arg]
-    if not hasattr(m, "keys"):
+    err = None
+    try:
+        dup = _merge(d, m, True)
+    except AttributeError:
+        dup, err = NULL, "argument after ** must be a mapping, not " + type(m).__name__
+    except KeyError as e:
+        if PY < (3, 12) or len(e.args) != 1:
+            raise
+        dup = e.args[0]  # 3.12+ reads any one-argument KeyError as a duplicate key
+    if dup is not NULL:
+        err = f"got multiple values for keyword argument '{dup}'"
+    if err is not None:
         fn = s[-inst.arg - _FUNC_DEPTH + 1]
-        raise TypeError(f"{function_str(fn)} argument after ** must be a mapping, not {type(m).__name__}")
-    for k in m.keys():
-        if k in d:
-            fn = s[-inst.arg - _FUNC_DEPTH + 1]
-            raise TypeError(f"{function_str(fn)} got multiple values for keyword argument '{k}'")
-        d[k] = m[k]
+        raise TypeError(f"{function_str(fn)} {err}")
 
 
 @functools.lru_cache(maxsize=None)

@@ -35,7 +35,7 @@ if PY >= (3, 13):
         fn = s[-1]
         if self_ is not NULL:
             args = (self_, *args)
-        if type(fn) is FunctionType and fn not in I.lookasides:  # the common case, one call less
+        if type(fn) is FunctionType and fn not in I.fn_lookasides:  # the common case, one call less
             s[-1] = I.call_function(fn, args)
         else:
             s[-1] = I.call(fn, args)
@@ -75,7 +75,7 @@ else:
             f.kwnames = ()
             args, kwargs = _split_kw(args, kw)
             s[-1] = I.call(fn, args, kwargs)
-        elif type(fn) is FunctionType and fn not in I.lookasides:  # the common case, one call less
+        elif type(fn) is FunctionType and fn not in I.fn_lookasides:  # the common case, one call less
             s[-1] = I.call_function(fn, args)
         else:
             s[-1] = I.call(fn, args)

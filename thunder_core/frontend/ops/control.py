@@ -1,26 +1,11 @@
 """Jumps and the iteration protocol."""
 
-import types
-
 from .. import events as ev
 from ..code import PY
 from ..frame import NULL
 from ..provenance import ITEM, ITER, Provenance
+from ..special import HEAPTYPE, special_method
 from . import op
-
-FunctionType = types.FunctionType
-_HEAPTYPE = 1 << 9
-_py_methods: dict = {}
-
-
-def py_method(t, name):
-    """``t.name`` if it is a Python function (so the interpreter should run it), else None."""
-    key = (t, name)
-    m = _py_methods.get(key, NULL)
-    if m is NULL:
-        m = getattr(t, name, None) if t.__flags__ & _HEAPTYPE else None
-        m = _py_methods[key] = m if type(m) is FunctionType else None
-    return m
 
 
 @op("JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP", "JUMP_NO_INTERRUPT")
@@ -71,8 +56,9 @@ def jump_if_false_or_pop(I, f, inst):
 
 
 def get_iter(I, x):
-    m = py_method(type(x), "__iter__")
-    it = iter(x) if m is None else _checked_iter(I.call_function(m, (x,)), x)
+    """iter(x), with an ``__iter__`` written in Python interpreted."""
+    it = special_method(I, x, "__iter__")
+    it = iter(x) if it is NULL else _checked_iter(it, x)
     e = I.outside.get(id(x))
     if e is not None:
         I.iterators[id(it)] = [e[1], 0, it, type(x) in (list, tuple)]
@@ -96,13 +82,20 @@ _END = object()
 
 def next_or_end(I, it):
     """next(it), or _END when exhausted; ``__next__`` written in Python is interpreted."""
-    m = py_method(type(it), "__next__")
-    if m is None:
+    if not type(it).__flags__ & HEAPTYPE:  # builtin iterators: no Python __next__
         return next(it, _END)
     try:
-        return I.call_function(m, (it,))
+        v = special_method(I, it, "__next__")
     except StopIteration:
+        I._propagating = None  # consumed here: keep nothing of it (nor its traceback's frames)
         return _END
+    return next(it, _END) if v is NULL else v
+
+
+def next_value(I, it):
+    """next(it) (StopIteration propagates); ``__next__`` written in Python is interpreted."""
+    v = special_method(I, it, "__next__")
+    return next(it) if v is NULL else v
 
 
 def _entered(I, inst, it, v):

@@ -6,8 +6,10 @@ The handled-exception state is the interpreter's own chain of ExcItems (CPython'
 """
 
 from ..code import PY
-from ..tracebacks import prepend
+from ..frame import NULL
 from ..interpreter import set_context
+from ..special import lookup
+from ..tracebacks import prepend
 from . import op
 
 
@@ -113,7 +115,7 @@ def check_eg_match(I, f, inst):
                 match = exc
             else:  # a naked exception: wrap it
                 match = BaseExceptionGroup("", [exc])
-                match.__traceback__ = prepend(f.info, inst.lineno, None)
+                match.__traceback__ = prepend(f.info, f.globals, inst.lineno, None)
         elif isinstance(exc, BaseExceptionGroup):
             match, rest = exc.split(t)
     if match is None:
@@ -169,14 +171,14 @@ def prep_reraise_star_op(I, f, inst):
 
 
 def _special(obj, name):
-    """_PyObject_LookupSpecial: look ``name`` up on the type and bind it."""
+    """_PyObject_LookupSpecial: look ``name`` up on the type and bind it; NULL if missing.
+    An attribute set to None is found (calling it fails later, as in CPython)."""
     t = type(obj)
-    for k in t.__mro__:
-        if name in k.__dict__:
-            v = k.__dict__[name]
-            get = getattr(type(v), "__get__", None)
-            return v if get is None else get(v, obj, t)
-    return None
+    v = lookup(t, name)
+    if v is NULL:
+        return NULL
+    get = getattr(type(v), "__get__", None)
+    return v if get is None else get(v, obj, t)
 
 
 @op("BEFORE_WITH")
@@ -184,10 +186,10 @@ def before_with(I, f, inst):
     s = f.stack
     mgr = s.pop()
     enter = _special(mgr, "__enter__")
-    if enter is None:
+    if enter is NULL:
         raise TypeError(f"'{type(mgr).__name__}' object does not support the context manager protocol")
     exit_ = _special(mgr, "__exit__")
-    if exit_ is None:
+    if exit_ is NULL:
         suffix = " (missed __exit__ method)" if PY >= (3, 13) else ""
         raise TypeError(f"'{type(mgr).__name__}' object does not support the context manager protocol{suffix}")
     s.append(exit_)

@@ -1,23 +1,26 @@
 """Generators: RETURN_GENERATOR, yield, yield from. The generator object itself is the
-interpreter's ``_drive`` generator (see interpreter.py)."""
+interpreter's ``drive`` generator (see driver.py)."""
+
+import types
 
 from ..code import PY
 from ..interpreter import GENERATOR, YIELD
 from . import op
-from .control import get_iter, py_method
+from .control import get_iter, next_value
+
+GeneratorType = types.GeneratorType
 
 
 @op("RETURN_GENERATOR")
 def return_generator(I, f, inst):
-    f.stack.append(None)  # the slot a resume writes the sent value into (popped by POP_TOP)
+    # The first resume pushes the value it starts with (None), which POP_TOP discards.
     return GENERATOR
 
 
 @op("YIELD_VALUE")
 def yield_value(I, f, inst):
-    # The value stays on the stack: resuming replaces it with the sent value, and a throw()
-    # unwinds with the same stack depth CPython's exception table expects.
-    f.retval = f.stack[-1]
+    # The value stays on top of the stack: driver.drive pops it as it hands it out, and the
+    # resume pushes the sent value (or None before a throw) into the same slot.
     return YIELD
 
 
@@ -34,13 +37,17 @@ def get_yield_from_iter(I, f, inst):
 
 
 def _send(I, recv, v):
-    """PyIter_Send: (True, value yielded) or (False, return value)."""
+    """PyIter_Send: (True, value yielded) or (False, return value). ``__next__``/``send``
+    written in Python are interpreted."""
     try:
-        if v is None and hasattr(type(recv), "__next__"):
-            m = py_method(type(recv), "__next__")
-            return True, (next(recv) if m is None else I.call_function(m, (recv,)))
-        return True, recv.send(v)
+        t = type(recv)
+        if t is GeneratorType:
+            return True, recv.send(v)
+        if v is None and hasattr(t, "__next__"):
+            return True, next_value(I, recv)
+        return True, I.call(recv.send, (v,))  # a method call: the instance's attribute first
     except StopIteration as e:
+        I._propagating = None  # consumed here: keep nothing of it (nor its traceback's frames)
         return False, e.value
 
 

@@ -7,12 +7,15 @@ remembered); writes to outside state are logged with ``I.write`` after they happ
 import types
 
 from .. import events as ev
+from .. import special
 from ..code import PY
 from ..frame import NULL
 from ..provenance import ATTR, BUILTIN, CALL, CELL, GLOBAL, Provenance
+from ..special import HEAPTYPE, lookup
 from . import op
 
-CellType = types.CellType
+CellType, FunctionType = types.CellType, types.FunctionType
+_OBJECT_GETATTRIBUTE = object.__getattribute__
 _M13 = PY >= (3, 13)
 
 
@@ -31,13 +34,17 @@ def _global_prov(f, inst, name, d, kind):
     return p
 
 
-def _load_global(I, f, inst, name):
+def _load_global(I, f, inst, name, by_item=True):
+    """Globals, then builtins. Globals that are not an exact dict are read with ``g[name]``
+    (so ``__missing__`` works) by LOAD_GLOBAL (``by_item``), with the dict's own lookup by
+    LOAD_NAME, as CPython does; builtins that are not an exact dict with ``b[name]`` by
+    both. A KeyError means "not there"."""
     g = f.globals
-    v = g.get(name, NULL)
+    v = g.get(name, NULL) if type(g) is dict else (_lookup(g, name) if by_item else dict.get(g, name, NULL))
     if v is not NULL:
         return I.enter(v, _global_prov(f, inst, name, g, GLOBAL), ev.READ_GLOBAL, inst, name, g)
     b = f.builtins
-    v = b.get(name, NULL) if type(b) is dict else getattr(b, name, NULL)
+    v = b.get(name, NULL) if type(b) is dict else _lookup(b, name)
     if v is NULL:
         raise _name_error(name)
     return I.enter(v, _global_prov(f, inst, name, b, BUILTIN), ev.READ_BUILTIN, inst, name, b)
@@ -97,7 +104,7 @@ def load_name(I, f, inst):
     name, m = inst.argval, _locals_map(f)
     v = _lookup(m, name)
     if v is NULL:
-        v = _load_global(I, f, inst, name)
+        v = _load_global(I, f, inst, name, False)
     f.stack.append(v)
 
 
@@ -112,7 +119,7 @@ def delete_name(I, f, inst):
     try:
         del m[inst.argval]
         missing = False
-    except KeyError:
+    except BaseException:  # CPython turns any failure of the mapping's __delitem__ into NameError
         missing = True
     if missing:  # raised outside the except block: CPython's NameError has no __context__
         raise _name_error(inst.argval)
@@ -128,15 +135,23 @@ def load_from_dict_or_globals(I, f, inst):
     m, name = f.stack.pop(), inst.argval
     v = _lookup(m, name)
     if v is NULL:
-        v = _load_global(I, f, inst, name)
+        v = _load_global(I, f, inst, name, False)
     f.stack.append(v)
 
 
 @op("SETUP_ANNOTATIONS")
 def setup_annotations(I, f, inst):
     m = _locals_map(f)
-    if "__annotations__" not in m:
-        m["__annotations__"] = {}
+    if type(m) is dict:
+        if "__annotations__" not in m:
+            m["__annotations__"] = {}
+        return
+    try:  # any other mapping: m["__annotations__"], a KeyError meaning "not there"
+        m["__annotations__"]
+        return
+    except KeyError:
+        pass
+    m["__annotations__"] = {}
 
 
 # ------------------------------------------------------------------ cells
@@ -225,7 +240,42 @@ def delete_deref(I, f, inst):
 
 # ------------------------------------------------------------------ attributes
 
+def _python_property(t, name):
+    """The property ``name`` of instances of ``t`` if reading it runs a getter written in
+    Python: ``t`` is a Python class with object's own ``__getattribute__`` and the first
+    class of its MRO defining ``name`` holds a plain ``property`` (a data descriptor, so the
+    instance dict cannot shadow it) whose fget is a Python function. Else None."""
+    if not t.__flags__ & HEAPTYPE or t.__getattribute__ is not _OBJECT_GETATTRIBUTE:
+        return None
+    p = lookup(t, name)
+    return p if type(p) is property and type(p.fget) is FunctionType else None
+
+
+def _read_property(I, o, t, name, p):
+    """``o.name`` through the Python getter of property ``p``, interpreted, so it sees the
+    interpreter's state (the exception being handled, frames). If it raises AttributeError
+    and the class has ``__getattr__``, that is called instead (slot_tp_getattr_hook)."""
+    try:
+        return I.call(p.fget, (o,))
+    except AttributeError:
+        ga = lookup(t, "__getattr__")
+        if ga is NULL:
+            raise
+        I._propagating = None
+    return special.call_bound(I, ga, o, t, (name,))  # outside the except: no __context__
+
+
 def _getattr(I, inst, o, name):
+    # Per-site cache (CPython specialises LOAD_ATTR per site too): the type last seen here
+    # and its Python property for ``name`` or None. A cached property is re-checked before
+    # use; a class that gains a property after a site was cached reads it natively there.
+    t = type(o)
+    c = inst.cache
+    if c is None or c[0] is not t:
+        c = inst.cache = (t, _python_property(t, name))
+    p = c[1]
+    if p is not None and getattr(t, name, None) is p and t.__getattribute__ is _OBJECT_GETATTRIBUTE:
+        return _read_property(I, o, t, name, p)  # its reads are recorded inside the getter
     v = getattr(o, name)
     e = I.outside.get(id(o))
     if e is not None:
