@@ -156,6 +156,10 @@ def _decode(code, handlers):
                 i.handler = (index_of[e.target], e.depth, e.lasti)
                 break
         i.inline = _INLINE.get(ins.opname, 0)
+        if ins.opname == "BINARY_OP" and ins.arg not in _INPLACE_OPS:
+            # Plain binary operators run inline; in-place ones keep the handler (it logs
+            # mutations of outside objects).
+            i.inline, i.cache = 11, _BINARY_FNS[ins.arg]
         run = handlers.get(ins.opname)
         if run is None:
             run = _refusal(ins.opname)
@@ -163,6 +167,13 @@ def _decode(code, handlers):
         out.append(i)
     return out
 
+
+import operator as _operator
+
+_BINARY_FNS = [getattr(_operator, {"+": "add", "&": "and_", "//": "floordiv", "<<": "lshift", "@": "matmul",
+                                   "*": "mul", "%": "mod", "|": "or_", "**": "pow", ">>": "rshift", "-": "sub",
+                                   "/": "truediv", "^": "xor"}.get(sym, "add")) for _, sym in dis._nb_ops]
+_INPLACE_OPS = frozenset(k for k, (_, sym) in enumerate(dis._nb_ops) if sym.endswith("="))
 
 # Instructions the run loop executes inline (see Interpreter._run).
 _INLINE = {"LOAD_FAST": 1, "LOAD_FAST_CHECK": 1, "LOAD_CONST": 2, "STORE_FAST": 3,

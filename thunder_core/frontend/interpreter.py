@@ -353,6 +353,10 @@ class Interpreter:
                         elif k == 8:
                             stack.pop()
                             continue
+                        elif k == 11:
+                            k = stack.pop()
+                            stack[-1] = inst.cache(stack[-1], k)
+                            continue
                         elif k == 9:
                             f.retval = stack.pop()
                             return RETURN
