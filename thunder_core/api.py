@@ -33,6 +33,15 @@ class Entry:
     computation: object
     traces: list
     executors_used: dict
+    epilogue: object = None          # replays writes to outside state; None when there are none
+    epilogue_source: str = ""
+
+    def run(self, inputs, args, kwargs):
+        if self.epilogue is None:
+            return self.computation(*inputs)
+        out, extras = self.computation(*inputs)
+        self.epilogue(args, kwargs, extras)
+        return out
 
 
 class JittedFunction:
@@ -64,7 +73,7 @@ class JittedFunction:
     def __call__(self, *args, **kwargs):
         if self.cache == "same input" and self._last is not None:
             self.hits += 1
-            return self._last.computation(*self._last.unchecked.fn(args, kwargs))
+            return self._last.run(self._last.unchecked.fn(args, kwargs), args, kwargs)
         if self.cache != "no caching":
             entries = self._entries.get(_dispatch_key(args, kwargs))
             if entries:
@@ -76,7 +85,7 @@ class JittedFunction:
                     if inputs is not MISS:
                         self.hits += 1
                         self._last = e
-                        return e.computation(*inputs)
+                        return e.run(inputs, args, kwargs)
         return self._compile_and_run(args, kwargs)
 
     def _compile_and_run(self, args, kwargs):
@@ -85,8 +94,12 @@ class JittedFunction:
 
         cap = capture(self.fn, args, kwargs, arg_names=self.arg_names, record_opaque_calls=self._record_opaque)
         run_checkers(cap, self._sharp_levels)
-        _warn_outside_writes(cap)
         from .execution.lower import lower
+        from .guards.epilogue import build_epilogue
+
+        epilogue, epilogue_source, extras = build_epilogue(cap, args, kwargs)
+        if epilogue is not None:
+            cap.trace.output = (cap.trace.output, tuple(extras))
 
         exec_trace, impls, owner = lower(cap.trace, self._executors)
         exec_trace.name = "computation"
@@ -98,7 +111,7 @@ class JittedFunction:
         computation = exec_trace.python_callable(impls)
         prologue = build_prologue(cap, args, kwargs)
         unchecked = build_prologue(cap, args, kwargs, check=False) if self.cache == "same input" else None
-        entry = Entry(cap, prologue, unchecked, computation, [cap.trace, exec_trace], owner)
+        entry = Entry(cap, prologue, unchecked, computation, [cap.trace, exec_trace], owner, epilogue, epilogue_source)
         if self.cache != "no caching":
             key = _dispatch_key(args, kwargs)
             previous = self._last
@@ -115,7 +128,7 @@ class JittedFunction:
         if inputs is MISS:
             raise RuntimeError(f"thunder_core: the prologue of a freshly compiled {self.__qualname__} rejected the "
                                f"arguments it was compiled for. This is a bug; the prologue was:\n{prologue.source}")
-        return computation(*inputs)
+        return entry.run(inputs, args, kwargs)
 
 
 def _dispatch_key(args, kwargs):
@@ -142,23 +155,6 @@ def _same(a, b):
         return a is b or bool(a == b)
     except Exception:  # noqa: BLE001
         return False
-
-
-def _warn_outside_writes(cap: Capture):
-    from .frontend import events as ev
-    from .ir import flat_proxies
-
-    writes = [e for e in cap.events if e.kind in ev.WRITES]
-    for e in writes:
-        if flat_proxies(e.value):
-            raise NotImplementedError(
-                f"{e.where}: the jitted function stores a traced tensor into {cap.describe_path(e.prov)} ({e.kind}). Storing "
-                "tensors computed inside the function into outside objects (globals, module attributes, outside "
-                "lists) is not supported yet; return the tensor instead and store it outside the jitted call.")
-    if writes:
-        e = writes[0]
-        warnings.warn(f"{e.where}: the jitted function writes to {cap.describe_path(e.prov)} ({e.kind}); writes to outside state "
-                      "happen while tracing only and are not replayed on cached calls yet.", UserWarning, stacklevel=4)
 
 
 def _resolve_executors(spec):

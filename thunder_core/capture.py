@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import torch
 
 from .frontend import Interpreter
-from .frontend.provenance import ARG, ATTR, CELL, GLOBAL, ITEM, ITER, KWARG, Provenance
+from .frontend.provenance import ARG, ATTR, CALL, CELL, GLOBAL, ITEM, ITER, KWARG, Provenance
 from .ir import Proxy, TensorProxy, Trace, flat_proxies, tracing
 from .ir.printing import PRINTER_GLOBALS
 from .ir.proxies import is_valid_name
@@ -40,6 +40,7 @@ TYPE = "type"            # value: the object's type
 LENGTH = "length"        # value: len() of a container
 SAME_AS = "same-as"      # value: provenance of the first path to the same tensor
 NO_HOOKS = "no-hooks"    # nn.Module without hooks (value: None)
+BOUND = "bound"          # the path must still exist (a global or cell the function deletes)
 
 _TORCH_DIR = os.path.dirname(torch.__file__)
 _OWNERS = (types.ModuleType, type(None), type(torch._C._VariableFunctions))
@@ -72,6 +73,7 @@ class Capture:
     inputs: list = field(default_factory=list)     # [(Provenance, TensorProxy)]
     guards: list = field(default_factory=list)     # [Guard]
     events: list = field(default_factory=list)     # the interpreter's event log
+    outside: dict = field(default_factory=dict)    # the interpreter's id -> (object, provenance) table
     fn_name: str = "fn"
     arg_names: list = field(default_factory=list)  # parameter names of the positional arguments
 
@@ -120,6 +122,19 @@ class _Recorder:
         self.seen_guards: set = set()
         self.arg_names = arg_names
         self.modules: dict = {}  # provenance -> Python module object read there
+        self.containers: dict = {}  # provenance -> list/tuple/dict read there
+
+    def finish(self, I):
+        """Guards that need the whole run: lengths of iterated containers, existence of what
+        the function deletes."""
+        from .frontend import events as ev
+
+        for prov, _count, _it, _indexable in I.iterators.values():
+            if prov in self.containers:
+                self.guard(prov, LENGTH, len(self.containers[prov]))
+        for e in I.events:
+            if e.kind in (ev.DELETE_GLOBAL, ev.DELETE_CELL):
+                self.guard(e.prov, BOUND, None)
 
     def guard(self, prov, kind, value):
         key = (prov, kind)
@@ -159,7 +174,7 @@ class _Recorder:
                 self.guard(prov, IDENTITY, value)
         elif isinstance(value, (list, tuple, dict)):
             self.guard(prov, TYPE, type(value))
-            self.guard(prov, LENGTH, len(value))
+            self.containers[prov] = value  # its length is guarded if it is iterated (finish())
         else:
             self.guard(prov, TYPE, type(value))
         return value
@@ -217,6 +232,12 @@ class TracingInterpreter(Interpreter):
     """The interpreter with torch's operations recorded into a trace."""
 
     def call_native(self, fn, args, kwargs=None):
+        if fn is len and len(args) == 1 and id(args[0]) in self.outside:
+            # len() of an outside container is a read of outside state: guarded by value
+            n = len(args[0])
+            prov = Provenance(CALL, self.outside[id(args[0])][1], "len", len)
+            self.recorder.guard(prov, EQUALS, n)
+            return n
         # Torch functions are recorded (opaque symbols) when tensors flow in or out of them;
         # those that only answer questions about metadata or touch no tensor run natively.
         if _is_torch_callable(fn) and not isinstance(fn, type):
@@ -249,6 +270,10 @@ def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_o
         _LOOKASIDES = _torch_lookasides()
         _LOOKASIDES[torch.nn.Module._wrapped_call_impl] = _module_call
         _LOOKASIDES[isinstance] = _isinstance
+        from .api import JittedFunction
+
+        # a jitted function called inside a jitted function is traced inline
+        _LOOKASIDES[JittedFunction.__call__] = lambda I, args, kwargs: I.call(args[0].fn, args[1:], kwargs)
         for name in ("_has_torch_function", "_has_torch_function_unary", "_has_torch_function_variadic"):
             _LOOKASIDES[getattr(torch._C, name)] = lambda I, args, kwargs: False  # proxies override nothing
     name = getattr(fn, "__name__", "fn")
@@ -267,9 +292,18 @@ def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_o
     trace.interp = I
     rec.guard(Provenance("state", None, "grad_enabled"), EQUALS, torch.is_grad_enabled())
     rec.guard(Provenance("state", None, "default_dtype"), EQUALS, torch.get_default_dtype())
-    with tracing(trace):
-        out = I.run(fn, args, kwargs)
-    trace.interp = None
+    from .guards.epilogue import UndoLog
+
+    undo = UndoLog()
+    I.before_write = undo.snapshot
+    try:
+        with tracing(trace):
+            out = I.run(fn, args, kwargs)
+        rec.finish(I)
+    finally:
+        # Outside state goes back to how it was: the epilogue makes the writes, on every call.
+        undo.restore()
+        trace.interp = None
     trace.output = out
-    cap.events = I.events
+    cap.events, cap.outside = I.events, I.outside
     return cap

@@ -87,6 +87,9 @@ class Interpreter:
             self._lookaside_keys = tuple(lookasides)  # alive, so their ids stay theirs
         self.on_enter = on_enter
         self.record_opaque_calls = record_opaque_calls
+        # before_write(obj): called before the interpreter changes an outside object (a
+        # globals dict, a cell, a container, an object's attributes) so a caller can snapshot it.
+        self.before_write = None
         self.events: list[ev.Event] = []
         self.outside: dict[int, tuple] = {}     # id -> (object, Provenance); pins the object
         self.created_cells: dict[int, object] = {}  # id -> cell made during this call
@@ -189,6 +192,8 @@ class Interpreter:
         return self.call_native(fn, args, kwargs)
 
     def call_native(self, fn, args, kwargs=None):
+        if self.before_write is not None:
+            self._before_native_write(fn, args)
         try:
             r = fn(*args, **kwargs) if kwargs else fn(*args)
         except BaseException as e:
@@ -208,12 +213,14 @@ class Interpreter:
             if src is not None:
                 name = fn.__name__
                 if _is_mutator(type(recv), name):
-                    self.write(ev.MUTATE, src[1], name, args, self._current_inst())
+                    margs = args if t is types.BuiltinMethodType else args[1:]  # list.append(L, x): drop L
+                    self.write(ev.MUTATE, src[1], name, margs, self._current_inst())
         elif t is types.BuiltinFunctionType and fn in _ATTR_WRITERS and args:
             src = outside.get(id(args[0]))
             if src is not None:
                 kind = ev.WRITE_ATTR if fn is setattr else ev.DELETE_ATTR
-                self.write(kind, src[1], args[1] if len(args) > 1 else None, args[2:], self._current_inst())
+                self.write(kind, src[1], args[1] if len(args) > 1 else None, args[2] if len(args) > 2 else None,
+                           self._current_inst())
         if (type(r) not in SCALARS and id(r) not in outside and not t.__flags__ & _TYPE_SUBCLASS
                 and not (t is types.BuiltinFunctionType and fn in _FRESH)):
             if src is None:
@@ -224,6 +231,17 @@ class Interpreter:
             if src is not None and type(r) not in _NOT_DATA:
                 outside[id(r)] = (r, Provenance(CALL, src[1], getattr(fn, "__name__", None), fn))
         return r
+
+    def _before_native_write(self, fn, args):
+        """Tell ``before_write`` about the outside object a mutating native call will change."""
+        t, outside = type(fn), self.outside
+        recv = getattr(fn, "__self__", None) if t is types.BuiltinMethodType else (
+            args[0] if args and t is types.MethodDescriptorType else None)
+        if recv is not None:
+            if id(recv) in outside and _is_mutator(type(recv), fn.__name__):
+                self.before_write(recv)
+        elif t is types.BuiltinFunctionType and args and fn in _ATTR_WRITERS and id(args[0]) in outside:
+            self.before_write(args[0])
 
     def _current_inst(self):
         if not self.frames:

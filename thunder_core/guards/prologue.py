@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import torch
 
-from ..capture import EQUALS, IDENTITY, LENGTH, NO_HOOKS, SAME_AS, TENSOR, TYPE, Capture
-from ..frontend.provenance import ARG, ATTR, BUILTIN, CELL, GLOBAL, ITEM, ITER, KWARG
+from ..capture import BOUND, EQUALS, IDENTITY, LENGTH, NO_HOOKS, SAME_AS, TENSOR, TYPE, Capture
+from ..frontend.provenance import ARG, ATTR, BUILTIN, CALL, CELL, GLOBAL, ITEM, ITER, KWARG
 
 MISS = object()
 _COUNTER = itertools.count()
@@ -80,6 +80,9 @@ class _Builder:
             key = prov.key
             kexpr = repr(key) if isinstance(key, (int, str, bool, type(None))) else self.const(key)
             expr, value = f"{parent}[{kexpr}]", self.values[prov.parent][key]
+        elif k == CALL and prov.ref is len:
+            parent = self.fetch(prov.parent)
+            expr, value = f"len({parent})", len(self.values[prov.parent])
         elif k == ITER:
             expr, value = f"{self.listed(prov.parent)}[{prov.key}]", list(self.values[prov.parent])[prov.key]
         elif k == "state":
@@ -176,6 +179,13 @@ def _batch_tensor_check(b: _Builder, tensors) -> bool:
 
 def _emit_check(b: _Builder, var: str, g):
     k, v = g.kind, g.value
+    if k in (EQUALS, TYPE, LENGTH, IDENTITY):
+        # Checked against the value the path has *now*, before the call: the function may
+        # itself change what it read (a counter it increments), and the epilogue replays
+        # that change after the computation.
+        now = b.values[g.prov]
+        v = type(now) if k == TYPE else len(now) if k == LENGTH else now
+        g = type(g)(g.prov, k, v)
     if k == TENSOR:
         shape, dtype, device, rg = v
         s, d, dev = b.const(tuple(shape), "S"), b.const(dtype, "D"), b.const(device, "DEV")
@@ -198,6 +208,8 @@ def _emit_check(b: _Builder, var: str, g):
     elif k == SAME_AS:
         other = b.fetch(v)
         b.check(f"{var} is not {other}", f"same tensor as {v!r}")
+    elif k == BOUND:
+        pass  # fetching it is the check: a deleted global or emptied cell raises, which is a miss
     elif k == NO_HOOKS:
         if not b.exprs.get(("global hooks",)):
             from torch.nn.modules import module as mod

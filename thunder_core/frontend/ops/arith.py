@@ -32,6 +32,8 @@ def binary_op(I, f, inst):
     s = f.stack
     b = s.pop()
     a = s[-1]
+    if I.before_write is not None and inst.arg in _INPLACE and id(a) in I.outside:
+        I.before_write(a)
     r = s[-1] = BINARY_OPS[inst.arg](a, b)
     if r is a and inst.arg in _INPLACE:
         e = I.outside.get(id(a))
@@ -116,6 +118,8 @@ def binary_slice(I, f, inst):
 
 
 def setitem(I, inst, container, key, v):
+    if I.before_write is not None and id(container) in I.outside:
+        I.before_write(container)
     container[key] = v
     e = I.outside.get(id(container))
     if e is not None:
@@ -140,6 +144,8 @@ def store_slice(I, f, inst):
 def delete_subscr(I, f, inst):
     s = f.stack
     key, container = s.pop(), s.pop()
+    if I.before_write is not None and id(container) in I.outside:
+        I.before_write(container)
     del container[key]
     e = I.outside.get(id(container))
     if e is not None:

@@ -69,6 +69,8 @@ def load_global(I, f, inst):
 @op("STORE_GLOBAL")
 def store_global(I, f, inst):
     name, v = inst.argval, f.stack.pop()
+    if I.before_write is not None:
+        I.before_write(f.globals)
     f.globals[name] = v
     I.write(ev.WRITE_GLOBAL, _global_prov(f, inst, name, f.globals, GLOBAL), name, v, inst)
 
@@ -78,6 +80,8 @@ def delete_global(I, f, inst):
     name = inst.argval
     if name not in f.globals:
         raise _name_error(name)
+    if I.before_write is not None:
+        I.before_write(f.globals)
     del f.globals[name]
     I.write(ev.DELETE_GLOBAL, _global_prov(f, inst, name, f.globals, GLOBAL), name, None, inst)
 
@@ -221,6 +225,8 @@ def load_from_dict_or_deref(I, f, inst):
 @op("STORE_DEREF")
 def store_deref(I, f, inst):
     c, v = f.localsplus[inst.arg], f.stack.pop()
+    if I.before_write is not None and id(c) not in I.created_cells:
+        I.before_write(c)
     c.cell_contents = v
     if id(c) not in I.created_cells:
         name = f.info.names[inst.arg]
@@ -232,6 +238,8 @@ def delete_deref(I, f, inst):
     c = f.localsplus[inst.arg]
     if _contents(c) is NULL:
         raise _unbound_cell(f, inst.arg)
+    if I.before_write is not None and id(c) not in I.created_cells:
+        I.before_write(c)
     del c.cell_contents
     if id(c) not in I.created_cells:
         name = f.info.names[inst.arg]
@@ -315,6 +323,8 @@ else:
 def store_attr(I, f, inst):
     s = f.stack
     o, v = s.pop(), s.pop()
+    if I.before_write is not None and id(o) in I.outside:
+        I.before_write(o)
     setattr(o, inst.argval, v)
     e = I.outside.get(id(o))
     if e is not None:
@@ -324,6 +334,8 @@ def store_attr(I, f, inst):
 @op("DELETE_ATTR")
 def delete_attr(I, f, inst):
     o = f.stack.pop()
+    if I.before_write is not None and id(o) in I.outside:
+        I.before_write(o)
     delattr(o, inst.argval)
     e = I.outside.get(id(o))
     if e is not None:
