@@ -53,8 +53,7 @@ class JittedFunction:
         if cache == "symbolic values":
             raise NotImplementedError('cache="symbolic values" is not available yet; use "constant values" (the '
                                       'default), "same input" or "no caching".')
-        if transforms:
-            raise NotImplementedError("transforms=... is not available yet (it arrives with the plugin system).")
+        self._transforms = _resolve_transforms(transforms)
         from .sharp_edges import checkers, resolve_levels
 
         self.fn = fn
@@ -100,8 +99,16 @@ class JittedFunction:
         epilogue, epilogue_source, extras = build_epilogue(cap, args, kwargs)
         if epilogue is not None:
             cap.trace.output = (cap.trace.output, tuple(extras))
+        traces = [cap.trace]
+        for name, transform in self._transforms:
+            t = transform(traces[-1])
+            if VERIFY_TRACES:
+                from .ir import verify
 
-        exec_trace, impls, owner = lower(cap.trace, self._executors)
+                verify(t)
+            traces.append(t)
+
+        exec_trace, impls, owner = lower(traces[-1], self._executors)
         exec_trace.name = "computation"
         if VERIFY_TRACES:
             from .ir import verify
@@ -111,7 +118,7 @@ class JittedFunction:
         computation = exec_trace.python_callable(impls)
         prologue = build_prologue(cap, args, kwargs)
         unchecked = build_prologue(cap, args, kwargs, check=False) if self.cache == "same input" else None
-        entry = Entry(cap, prologue, unchecked, computation, [cap.trace, exec_trace], owner, epilogue, epilogue_source)
+        entry = Entry(cap, prologue, unchecked, computation, [*traces, exec_trace], owner, epilogue, epilogue_source)
         if self.cache != "no caching":
             key = _dispatch_key(args, kwargs)
             previous = self._last
@@ -155,6 +162,25 @@ def _same(a, b):
         return a is b or bool(a == b)
     except Exception:  # noqa: BLE001
         return False
+
+
+def _resolve_transforms(spec):
+    """[(name, transform)] for ``transforms=``: registered names or callables."""
+    from . import plugins
+
+    out, registered = [], None
+    for item in spec or ():
+        if isinstance(item, str):
+            registered = plugins.transforms() if registered is None else registered
+            if item not in registered:
+                raise ValueError(f"Unknown transform {item!r}. Registered transforms: "
+                                 f"{', '.join(sorted(registered)) or '(none)'}.")
+            out.append((item, registered[item]))
+        elif callable(item):
+            out.append((getattr(item, "__name__", repr(item)), item))
+        else:
+            raise TypeError(f"transforms: expected a registered name or a callable, got {item!r}")
+    return out
 
 
 def _resolve_executors(spec):

@@ -205,29 +205,6 @@ def _torch_lookasides():
 _LOOKASIDES = None
 
 
-def _module_call(I, args, kwargs):
-    """``module(*args)``: straight to ``forward`` when the module has no hooks (guarded),
-    otherwise interpret torch's own ``Module.__call__``."""
-    m = args[0]
-    from torch.nn.modules import module as mod
-
-    has_hooks = (m._backward_hooks or m._backward_pre_hooks or m._forward_hooks or m._forward_pre_hooks
-                 or mod._global_backward_pre_hooks or mod._global_backward_hooks
-                 or mod._global_forward_hooks or mod._global_forward_pre_hooks)
-    prov = I.provenance(m)
-    if has_hooks or prov is None:
-        return I.call_function(torch.nn.Module._call_impl, args, kwargs)
-    I.recorder.guard(prov, NO_HOOKS, None)
-    return I.call(m.forward, args[1:], kwargs)
-
-
-def _isinstance(I, args, kwargs):
-    obj, cls = args
-    if isinstance(obj, TensorProxy):
-        return isinstance(torch.empty(0), cls)
-    return isinstance(obj, cls)
-
-
 class TracingInterpreter(Interpreter):
     """The interpreter with torch's operations recorded into a trace."""
 
@@ -267,15 +244,11 @@ def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_o
     """Trace ``fn(*args, **kwargs)``; see the module docstring."""
     global _LOOKASIDES
     if _LOOKASIDES is None:
-        _LOOKASIDES = _torch_lookasides()
-        _LOOKASIDES[torch.nn.Module._wrapped_call_impl] = _module_call
-        _LOOKASIDES[isinstance] = _isinstance
-        from .api import JittedFunction
+        from . import plugins
 
-        # a jitted function called inside a jitted function is traced inline
-        _LOOKASIDES[JittedFunction.__call__] = lambda I, args, kwargs: I.call(args[0].fn, args[1:], kwargs)
-        for name in ("_has_torch_function", "_has_torch_function_unary", "_has_torch_function_variadic"):
-            _LOOKASIDES[getattr(torch._C, name)] = lambda I, args, kwargs: False  # proxies override nothing
+        # torch callables -> their symbols, then every plugin's lookasides (the core's own
+        # in builtin/lookasides.py)
+        _LOOKASIDES = {**_torch_lookasides(), **plugins.lookasides()}
     name = getattr(fn, "__name__", "fn")
     trace = _CaptureTrace("computation", grad_enabled=torch.is_grad_enabled())
     cap = Capture(trace, fn_name=name)

@@ -53,6 +53,79 @@ def thunder_core_executors() -> list[Executor]:
     """
 
 
+# --------------------------------------------------------------------------- tracing
+
+
+@hookspec
+def thunder_core_lookasides() -> dict:
+    """Return lookasides: ``{callable: replacement}``.
+
+    :return: a dict. Before the interpreter calls ``callable`` while tracing it calls
+        ``replacement(interpreter, args: tuple, kwargs: dict)`` instead and uses its result.
+        Every plugin's dict is merged; two plugins replacing one callable is an error naming
+        both. Torch callables that have symbols are looked aside by the core itself.
+
+    A replacement may re-enter the interpreter (``interpreter.call(fn, args, kwargs)``
+    interprets ``fn``), record symbols (call them: they record into the trace being built),
+    or compute a value natively. ``interpreter.provenance(obj)`` says where an outside
+    object came from; ``interpreter.recorder.guard(prov, kind, value)`` adds a guard.
+
+    **Example** (trace a checkpointed function inline)::
+
+        import torch.utils.checkpoint as cp
+
+        @hookimpl
+        def thunder_core_lookasides():
+            return {cp.checkpoint: lambda I, args, kwargs: I.call(args[0], args[1:],
+                                                                 {k: v for k, v in kwargs.items()
+                                                                  if k != "use_reentrant"})}
+    """
+
+
+@hookspec
+def thunder_core_symbols() -> None:
+    """Define the plugin's symbols (called once, when ``thunder_core.ops`` loads).
+
+    Use the op language's registries: ``thunder_core.ops.registry.torch_op`` for a
+    torch-level op (its signature function mirrors the torch callable's, its body is the
+    decomposition) and ``thunder_core.ops.registry.prim`` for a primitive (its meta
+    function). Returns nothing.
+
+    **Example**::
+
+        from thunder_core.ops.registry import torch_op
+
+        @hookimpl
+        def thunder_core_symbols():
+            @torch_op(mylib.fused_gelu, inputs=("x",))
+            def fused_gelu(x, *, approximate="none"):
+                return torch.nn.functional.gelu(x, approximate=approximate)  # decomposition
+    """
+
+
+# --------------------------------------------------------------------------- transforms
+
+
+@hookspec
+def thunder_core_transforms() -> dict:
+    """Return named trace transforms: ``{name: transform}``.
+
+    :return: a dict; names must be unique across plugins. A transform is
+        ``transform(trace) -> trace`` over the computation trace (before executors take it).
+        Users apply it with ``tc.jit(fn, transforms=["name"])`` (or pass the callable
+        itself); transforms run in the order given and the verifier checks each result in
+        tests. The returned trace must compute the same outputs from the same inputs.
+
+    **Example**::
+
+        @hookimpl
+        def thunder_core_transforms():
+            def drop_nothing(trace):
+                return trace.derive()
+            return {"identity": drop_nothing}
+    """
+
+
 # --------------------------------------------------------------------------- sharp edges
 
 

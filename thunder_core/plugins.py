@@ -35,10 +35,12 @@ def _loaded():
     pm = pluggy.PluginManager("thunder_core")
     pm.add_hookspecs(hookspecs)
     records = []
-    from .builtin import sharp_edges as builtin_sharp_edges  # the core's own plugin, same hooks
+    from .builtin import lookasides as builtin_lookasides, sharp_edges as builtin_sharp_edges
 
-    pm.register(builtin_sharp_edges, name="thunder_core.builtin")
-    records.append(PluginRecord("builtin", "thunder-core", _core_version(), builtin_sharp_edges))
+    # the core's own plugins, through the same hooks as everyone else's
+    for name, module in (("builtin-sharp-edges", builtin_sharp_edges), ("builtin-lookasides", builtin_lookasides)):
+        pm.register(module, name=f"thunder_core.{name}")
+        records.append(PluginRecord(name, "thunder-core", _core_version(), module))
     for ep in importlib.metadata.entry_points(group="thunder_core"):
         dist = ep.dist.name if ep.dist else "?"
         version = ep.dist.version if ep.dist else "?"
@@ -89,6 +91,53 @@ def sharp_edge_checkers() -> dict:
                                    f"{r.distribution}. Uninstall one of them.")
             out[c.name], owner[c.name] = c, r.distribution
     return out
+
+
+def _collect(hook_name, what):
+    """{name: (value, distribution)} from every enabled plugin's dict-returning hook."""
+    pm, records = _loaded()
+    out = {}
+    for r in records:
+        if r.problem is not None or r.module is None:
+            continue
+        fn = getattr(r.module, hook_name, None)
+        if fn is None:
+            continue
+        try:
+            found = fn() or {}
+        except Exception as e:  # noqa: BLE001
+            r.problem = f"{hook_name} raised {type(e).__name__}: {e}"
+            warnings.warn(f"thunder_core plugin {r.name!r}: {r.problem}; its {what} are disabled.", PluginWarning)
+            continue
+        for key, value in found.items():
+            if key in out:
+                raise RuntimeError(f"Two plugins provide the {what[:-1]} {key!r}: {out[key][1]} and {r.distribution}. "
+                                   "Uninstall one of them.")
+            out[key] = (value, r.distribution)
+    return out
+
+
+def lookasides() -> dict:
+    """callable -> replacement, from every enabled plugin (built-ins included)."""
+    return {k: v for k, (v, _) in _collect("thunder_core_lookasides", "lookasides").items()}
+
+
+def transforms() -> dict:
+    """name -> transform, from every enabled plugin."""
+    return {k: v for k, (v, _) in _collect("thunder_core_transforms", "transforms").items()}
+
+
+def define_symbols() -> None:
+    """Let every enabled plugin define its symbols (thunder_core_symbols)."""
+    pm, records = _loaded()
+    for r in records:
+        fn = getattr(r.module, "thunder_core_symbols", None) if r.problem is None and r.module else None
+        if fn is not None:
+            try:
+                fn()
+            except Exception as e:  # noqa: BLE001
+                r.problem = f"thunder_core_symbols raised {type(e).__name__}: {e}"
+                warnings.warn(f"thunder_core plugin {r.name!r}: {r.problem}.", PluginWarning)
 
 
 def executors() -> dict:

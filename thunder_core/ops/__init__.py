@@ -26,3 +26,8 @@ for _m in sorted(_pkgutil.iter_modules(__path__), key=lambda m: m.name):
         _importlib.import_module(f"{__name__}.{_m.name}")
 
 __all__ = ["prims", "ltorch", "registry", "PRIMS", "SYMBOLS", "TORCH_CALLS", "TORCH_IMPLS"]
+
+# Symbols contributed by plugins (hook thunder_core_symbols), after the core's own.
+from .. import plugins as _plugins  # noqa: E402
+
+_plugins.define_symbols()

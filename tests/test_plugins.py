@@ -1,0 +1,121 @@
+"""Plugins: entry points, API versions, broken plugins, doctor, executors and transforms by name."""
+
+import importlib.metadata
+import types
+import warnings
+
+import pytest
+import torch
+
+import thunder_core as tc
+from thunder_core import doctor, plugins
+
+test_plugin = pytest.importorskip("thunder_test_plugin.plugin")
+
+
+@pytest.fixture
+def fresh_plugins():
+    """Reload plugin discovery around a test (and after it, back to the real environment)."""
+    from thunder_core import capture
+
+    plugins._loaded.cache_clear()
+    yield
+    plugins._loaded.cache_clear()
+    capture._LOOKASIDES = None
+
+
+def test_doctor_lists_installed_plugins_and_why_unavailable(monkeypatch, fresh_plugins):
+    monkeypatch.delenv("THUNDER_TEST_PLUGIN", raising=False)
+    rows = {r["plugin"]: r for r in doctor.rows()}
+    assert rows["torch"]["distribution"] == "thunder-executor-torch" and rows["torch"]["executors"] == "torch"
+    assert "available" in rows["torch"]["status"]
+    assert rows["testexec"]["distribution"] == "thunder-test-plugin" and rows["testexec"]["version"] == "0.0.1"
+    assert "set THUNDER_TEST_PLUGIN=1" in rows["testexec"]["status"]
+    assert "builtin-sharp-edges" in rows and "builtin-lookasides" in rows
+    text = doctor.report()
+    assert "thunder-test-plugin" in text and "plugin API 1" in text
+
+
+def test_unavailable_executor_is_left_out_by_default_and_refused_by_name(monkeypatch):
+    monkeypatch.delenv("THUNDER_TEST_PLUGIN", raising=False)
+    jf = tc.jit(lambda a: a + a)
+    assert [ex.name for ex in jf._executors] == ["torch"]
+    with pytest.raises(RuntimeError, match="cannot run here: test executor"):
+        tc.jit(lambda a: a, executors=["testexec", "torch"])
+
+
+def test_named_executor_runs_the_ops_it_implements(monkeypatch):
+    monkeypatch.setenv("THUNDER_TEST_PLUGIN", "1")
+    test_plugin.CALLS.clear()
+
+    def f(a, b):
+        return (a + b) * b - a
+
+    jf = tc.jit(f, executors=["testexec", "torch"])
+    a, b = torch.randn(3), torch.randn(3)
+    torch.testing.assert_close(jf(a, b), f(a, b))
+    assert test_plugin.CALLS == ["add", "mul"]   # sub went to torch
+    owners = jf._last.executors_used
+    assert owners["ltorch.add"] == owners["ltorch.mul"] == "testexec" and owners["ltorch.sub"] == "torch"
+
+
+def test_unknown_executor_name_lists_installed():
+    with pytest.raises(ValueError, match=r"Unknown executor 'nope'. Installed executors: .*torch"):
+        tc.jit(lambda a: a, executors=["nope"])
+
+
+def test_transform_by_name_and_callable():
+    jf = tc.jit(lambda a: a * 2, transforms=["test-tag-trace"])
+    jf(torch.ones(2))
+    names = [t.name for t in tc.last_traces(jf)]
+    assert names[:2] == ["computation", "tagged"]
+    with pytest.raises(ValueError, match="Unknown transform"):
+        tc.jit(lambda a: a, transforms=["nope"])
+
+
+def _fake_entry_points(monkeypatch, extra):
+    real = importlib.metadata.entry_points
+
+    def entry_points(**kw):
+        eps = list(real(**kw))
+        return eps + extra if kw.get("group") == "thunder_core" else eps
+    monkeypatch.setattr(importlib.metadata, "entry_points", entry_points)
+
+
+def _module(name, **attrs):
+    import sys
+
+    m = types.ModuleType(name)
+    m.__dict__.update(attrs)
+    sys.modules[name] = m
+    return f"{name}"
+
+
+def test_api_version_mismatch_and_import_error_disable_a_plugin_with_a_warning(monkeypatch, fresh_plugins):
+    _module("tc_test_future_plugin", THUNDER_CORE_API=99)
+    eps = [importlib.metadata.EntryPoint("future", "tc_test_future_plugin", "thunder_core"),
+           importlib.metadata.EntryPoint("broken", "tc_test_no_such_module", "thunder_core")]
+    _fake_entry_points(monkeypatch, eps)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        found = plugins.executors()
+    messages = [str(w.message) for w in caught if issubclass(w.category, plugins.PluginWarning)]
+    assert any("'future'" in m and "plugin API 99" in m for m in messages)
+    assert any("'broken'" in m and "failed to import" in m for m in messages)
+    assert "torch" in found  # the others still work
+    rows = {r["plugin"]: r for r in doctor.rows()}
+    assert "plugin API 99" in rows["future"]["status"] and "import failed" in rows["broken"]["status"]
+
+
+def test_two_executors_with_one_name_is_an_error(monkeypatch, fresh_plugins):
+    from thunder_core.execution.executor import Executor
+    from thunder_core.hookspecs import hookimpl
+
+    @hookimpl
+    def thunder_core_executors():
+        return [Executor("torch", lambda: {}, api_version=1)]
+
+    _module("tc_test_dup_plugin", THUNDER_CORE_API=1, thunder_core_executors=thunder_core_executors)
+    _fake_entry_points(monkeypatch, [importlib.metadata.EntryPoint("dup", "tc_test_dup_plugin", "thunder_core")])
+    with pytest.raises(RuntimeError, match="Two executors are named 'torch'"):
+        plugins.executors()

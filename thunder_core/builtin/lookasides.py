@@ -1,0 +1,52 @@
+"""The core's own lookasides for tracing, registered through the lookaside hook like any
+plugin's: ``nn.Module.__call__`` straight to ``forward`` (when the module has no hooks),
+``isinstance(proxy, torch.Tensor)``, torch's ``__torch_function__`` checks, nested ``tc.jit``."""
+
+from __future__ import annotations
+
+import torch
+
+from .. import hookspecs
+
+
+def _module_call(I, args, kwargs):
+    from ..capture import NO_HOOKS
+    from torch.nn.modules import module as mod
+
+    m = args[0]
+    has_hooks = (m._backward_hooks or m._backward_pre_hooks or m._forward_hooks or m._forward_pre_hooks
+                 or mod._global_backward_pre_hooks or mod._global_backward_hooks
+                 or mod._global_forward_hooks or mod._global_forward_pre_hooks)
+    prov = I.provenance(m)
+    if has_hooks or prov is None:
+        return I.call_function(torch.nn.Module._call_impl, args, kwargs)
+    I.recorder.guard(prov, NO_HOOKS, None)
+    return I.call(m.forward, args[1:], kwargs)
+
+
+def _isinstance(I, args, kwargs):
+    from ..ir import TensorProxy
+
+    obj, cls = args
+    if isinstance(obj, TensorProxy):
+        return isinstance(torch.empty(0), cls)
+    return isinstance(obj, cls)
+
+
+def _no_torch_function(I, args, kwargs):
+    return False  # proxies override nothing
+
+
+def _nested_jit(I, args, kwargs):
+    return I.call(args[0].fn, args[1:], kwargs)  # traced inline
+
+
+@hookspecs.hookimpl
+def thunder_core_lookasides():
+    from ..api import JittedFunction
+
+    table = {torch.nn.Module._wrapped_call_impl: _module_call, isinstance: _isinstance,
+             JittedFunction.__call__: _nested_jit}
+    for name in ("_has_torch_function", "_has_torch_function_unary", "_has_torch_function_variadic"):
+        table[getattr(torch._C, name)] = _no_torch_function
+    return table
