@@ -36,7 +36,7 @@ def main() -> int:
     compile_s = time.perf_counter() - t0
     expected = model(idx)
     ok = torch.allclose(out, expected, atol=1e-5, rtol=1e-5)
-    print(f"thunder_core demo: a 2-layer GPT-style model (n_embd 64, 4 heads) on CPU, batch 4 x 32 tokens\n")
+    print("thunder_core demo: a 2-layer GPT-style model (n_embd 64, 4 heads) on CPU, batch 4 x 32 tokens\n")
     print(f"matches eager: {ok} (max abs difference {(out - expected).abs().max().item():.2e})")
     print(f"first call (trace + compile): {compile_s * 1e3:.0f} ms\n")
 

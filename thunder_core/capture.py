@@ -27,7 +27,7 @@ import torch
 
 from .frontend import Interpreter
 from .frontend.provenance import ARG, ATTR, CALL, CELL, GLOBAL, ITEM, ITER, KWARG, Provenance
-from .ir import Proxy, TensorProxy, Trace, flat_proxies, tracing
+from .ir import Proxy, TensorProxy, Trace, tracing
 from .ir.printing import PRINTER_GLOBALS
 from .ir.proxies import is_valid_name
 from .ops import TORCH_CALLS

@@ -69,52 +69,45 @@ def _core_version():
     return __version__
 
 
-def sharp_edge_checkers() -> dict:
-    """name -> SharpEdgeChecker from every enabled plugin (built-ins included)."""
+def _call_hook(hook_name, what):
+    """Yield (record, result) of ``hook_name`` for every enabled plugin that implements it;
+    a plugin whose hook raises is disabled with a warning (the others go on)."""
     pm, records = _loaded()
-    out, owner = {}, {}
     for r in records:
-        if r.problem is not None or r.module is None:
-            continue
-        fn = getattr(r.module, "thunder_core_sharp_edge_checkers", None)
+        fn = getattr(r.module, hook_name, None) if r.problem is None and r.module is not None else None
         if fn is None:
             continue
         try:
-            found = fn()
-        except Exception as e:  # noqa: BLE001
-            r.problem = f"thunder_core_sharp_edge_checkers raised {type(e).__name__}: {e}"
-            warnings.warn(f"thunder_core plugin {r.name!r}: {r.problem}; its checkers are disabled.", PluginWarning)
-            continue
-        for c in found:
-            if c.name in out:
-                raise RuntimeError(f"Two sharp-edge checkers are named {c.name!r}: from {owner[c.name]} and "
-                                   f"{r.distribution}. Uninstall one of them.")
-            out[c.name], owner[c.name] = c, r.distribution
-    return out
-
-
-def _collect(hook_name, what):
-    """{name: (value, distribution)} from every enabled plugin's dict-returning hook."""
-    pm, records = _loaded()
-    out = {}
-    for r in records:
-        if r.problem is not None or r.module is None:
-            continue
-        fn = getattr(r.module, hook_name, None)
-        if fn is None:
-            continue
-        try:
-            found = fn() or {}
-        except Exception as e:  # noqa: BLE001
+            result = fn()
+        except Exception as e:  # noqa: BLE001 - a broken plugin must not break the others
             r.problem = f"{hook_name} raised {type(e).__name__}: {e}"
             warnings.warn(f"thunder_core plugin {r.name!r}: {r.problem}; its {what} are disabled.", PluginWarning)
             continue
-        for key, value in found.items():
-            if key in out:
-                raise RuntimeError(f"Two plugins provide the {what[:-1]} {key!r}: {out[key][1]} and {r.distribution}. "
-                                   "Uninstall one of them.")
-            out[key] = (value, r.distribution)
+        yield r, result
+
+
+def _unique(items, what):
+    """{name: (value, record)} from (name, value, record) triples; a repeated name is an error."""
+    out = {}
+    for name, value, r in items:
+        if name in out:
+            raise RuntimeError(f"Two {what} are named {name!r}: one from {out[name][1].distribution}, one from "
+                               f"{r.distribution}. Uninstall one of them.")
+        out[name] = (value, r)
     return out
+
+
+def sharp_edge_checkers() -> dict:
+    """name -> SharpEdgeChecker from every enabled plugin (built-ins included)."""
+    found = _call_hook("thunder_core_sharp_edge_checkers", "checkers")
+    return {k: v for k, (v, _) in _unique(((c.name, c, r) for r, cs in found for c in cs),
+                                           "sharp-edge checkers").items()}
+
+
+def _collect(hook_name, what):
+    """{name: (value, record)} from every enabled plugin's dict-returning hook."""
+    found = _call_hook(hook_name, what)
+    return _unique(((k, v, r) for r, d in found for k, v in (d or {}).items()), what)
 
 
 def lookasides() -> dict:
@@ -129,15 +122,8 @@ def transforms() -> dict:
 
 def define_symbols() -> None:
     """Let every enabled plugin define its symbols (thunder_core_symbols)."""
-    pm, records = _loaded()
-    for r in records:
-        fn = getattr(r.module, "thunder_core_symbols", None) if r.problem is None and r.module else None
-        if fn is not None:
-            try:
-                fn()
-            except Exception as e:  # noqa: BLE001
-                r.problem = f"thunder_core_symbols raised {type(e).__name__}: {e}"
-                warnings.warn(f"thunder_core plugin {r.name!r}: {r.problem}.", PluginWarning)
+    for _ in _call_hook("thunder_core_symbols", "symbols"):
+        pass
 
 
 def executors() -> dict:
@@ -147,26 +133,12 @@ def executors() -> dict:
 
 def executors_with_plugins() -> dict:
     """name -> (Executor, the PluginRecord that provided it)."""
-    pm, records = _loaded()
-    out, owners = {}, {}
-    for r in records:
-        if r.problem is not None or r.module is None:
-            continue
-        try:
-            provided = pm.hook.thunder_core_executors.get_hookimpls()
-            fn = next((h.function for h in provided if h.plugin is r.module), None)
-            exs = fn() if fn is not None else []
-        except Exception as e:  # noqa: BLE001
-            r.problem = f"thunder_core_executors raised {type(e).__name__}: {e}"
-            warnings.warn(f"thunder_core plugin {r.name!r}: {r.problem}; its executors are disabled.", PluginWarning)
-            continue
-        for ex in exs:
-            if ex.api_version != hookspecs.API_VERSION:
-                warnings.warn(f"executor {ex.name!r} of {r.distribution} targets plugin API {ex.api_version}, this "
-                              f"thunder_core has {hookspecs.API_VERSION}; it is disabled.", PluginWarning)
-                continue
-            if ex.name in out:
-                raise RuntimeError(f"Two executors are named {ex.name!r}: one from {owners[ex.name]}, one from "
-                                   f"{r.distribution}. Uninstall one of them.")
-            out[ex.name], owners[ex.name] = (ex, r), r.distribution
-    return out
+    def provided():
+        for r, exs in _call_hook("thunder_core_executors", "executors"):
+            for ex in exs or ():
+                if ex.api_version != hookspecs.API_VERSION:
+                    warnings.warn(f"executor {ex.name!r} of {r.distribution} targets plugin API {ex.api_version}, "
+                                  f"this thunder_core has {hookspecs.API_VERSION}; it is disabled.", PluginWarning)
+                    continue
+                yield ex.name, ex, r
+    return _unique(provided(), "executors")

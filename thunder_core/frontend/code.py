@@ -98,12 +98,11 @@ def _make_binder(code):
     in fast-locals order. Calling it performs CPython's argument binding."""
     vn = code.co_varnames
     npos, nposonly, nkw = code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount
-    params, i = [], 0
+    params = []
     for j in range(npos):
         params.append(vn[j])
         if nposonly and j == nposonly - 1:
             params.append("/")
-    i = npos
     star = None
     if code.co_flags & CO_VARARGS:
         star = vn[npos + nkw]

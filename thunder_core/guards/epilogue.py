@@ -12,20 +12,17 @@ through the epilogue, with real tensors (computation outputs) where the trace ha
 from __future__ import annotations
 
 import collections
-import itertools
-import linecache
 import operator
 import types
 
 import torch
 
 from ..frontend import events as ev
-from ..frontend.provenance import CELL, GLOBAL
 from ..ir import Proxy
+from ..ir.codegen import compile_function
 from .prologue import NotRefetchable, _Builder
 
 _MISSING = object()
-_COUNTER = itertools.count()
 _INPLACE = {"+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=": operator.itruediv,
             "//=": operator.ifloordiv, "%=": operator.imod, "**=": operator.ipow, "&=": operator.iand,
             "|=": operator.ior, "^=": operator.ixor, "<<=": operator.ilshift, ">>=": operator.irshift,
@@ -171,8 +168,4 @@ def build_epilogue(cap, args, kwargs):
                 b.lines.append(f"{target(e)}.{e.key}({call_args})")
     body = "\n".join("    " + line for line in b.lines)
     source = f"def epilogue(args, kwargs, extras):\n{body}\n"
-    filename = f"<thunder_core epilogue {cap.fn_name} #{next(_COUNTER)}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    ns = dict(b.consts)
-    exec(compile(source, filename, "exec"), ns)
-    return ns["epilogue"], source, extras
+    return compile_function(source, "epilogue", f"epilogue {cap.fn_name}", b.consts), source, extras

@@ -15,17 +15,15 @@ same object, without ``Module.__getattr__``'s cost).
 
 from __future__ import annotations
 
-import linecache
-import itertools
 from dataclasses import dataclass
 
 import torch
 
 from ..capture import BOUND, EQUALS, IDENTITY, LENGTH, NO_HOOKS, SAME_AS, TENSOR, TYPE, Capture
 from ..frontend.provenance import ARG, ATTR, BUILTIN, CALL, CELL, GLOBAL, ITEM, ITER, KWARG
+from ..ir.codegen import compile_function
 
 MISS = object()
-_COUNTER = itertools.count()
 
 
 class NotRefetchable(Exception):
@@ -146,11 +144,8 @@ def build_prologue(cap: Capture, args, kwargs, *, check=True) -> Prologue:
     b.lines.append(f"return ({''.join(o + ', ' for o in outs)})")
     body = "\n".join("    " + line for line in b.lines)
     source = f"def prologue(args, kwargs):\n{body}\n"
-    filename = f"<thunder_core prologue {cap.fn_name} #{next(_COUNTER)}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    ns = dict(b.consts)
-    exec(compile(source, filename, "exec"), ns)
-    return Prologue(ns["prologue"], source, unchecked)
+    fn = compile_function(source, "prologue", f"prologue {cap.fn_name}", b.consts)
+    return Prologue(fn, source, unchecked)
 
 
 try:  # torch's own C++ tensor checks (used by torch.compile): one call checks many tensors

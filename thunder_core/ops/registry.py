@@ -34,13 +34,12 @@ from __future__ import annotations
 import ast
 import inspect
 import textwrap
-import types
 from typing import Callable
 
 import torch
 
 from ..ir import TENSOR_METHODS, Symbol, TensorProxy, tensor_proxy
-from ..ir.proxies import NumberProxy, Proxy
+from ..ir.proxies import NumberProxy
 
 __all__ = ["torch_op", "prim", "T", "F", "TORCH_CALLS", "TORCH_IMPLS", "SYMBOLS", "PRIMS", "OpDef", "fake_meta",
            "torch_call_of"]
@@ -338,11 +337,11 @@ def torch_op(*torch_fns, inputs=("input",), method: str | tuple | None = None, m
                 a, k = opdef.to_torch_call(pos, kw)
                 return call(a, k) if impl is not None else call(*a, **k)
 
-        decomposition = None
-        if _has_body(sig_fn):
-            def decomposition(*pos, **kw):
-                a, k = opdef.to_torch_call(pos, kw)
-                return sig_fn(*a, **k)
+        def decompose(*pos, **kw):
+            a, k = opdef.to_torch_call(pos, kw)
+            return sig_fn(*a, **k)
+
+        decomposition = decompose if _has_body(sig_fn) else None
         sym = Symbol(pyname, meta or fake_meta(lambda p, k: torch_impl(*p, **k)), sid,
                      decomposition=decomposition, tags=frozenset(tags), python_name=pyname, module="ltorch")
         opdef.symbol = sym

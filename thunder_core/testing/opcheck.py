@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import torch
 
-from ..ir import Trace, TensorProxy, tracing, verify
+from ..ir import Trace, tracing, verify
 from ..ops import TORCH_CALLS
 from ..transforms.flatten import flatten
 
