@@ -119,3 +119,56 @@ def test_two_executors_with_one_name_is_an_error(monkeypatch, fresh_plugins):
     _fake_entry_points(monkeypatch, [importlib.metadata.EntryPoint("dup", "tc_test_dup_plugin", "thunder_core")])
     with pytest.raises(RuntimeError, match="Two executors are named 'torch'"):
         plugins.executors()
+
+
+@pytest.fixture
+def testexec(monkeypatch):
+    monkeypatch.setenv("THUNDER_TEST_PLUGIN", "1")
+    monkeypatch.setattr(test_plugin, "DISPATCH_US", 5.0)
+    monkeypatch.setattr(test_plugin, "REGION_US", None)
+    test_plugin.CALLS.clear()
+    return test_plugin
+
+
+def _fma(a, b, c):
+    return a * b + c
+
+
+@pytest.mark.parametrize("order", [["testexec", "torch"], ["torch", "testexec"]])
+def test_cheaper_executor_wins_whatever_the_list_order(testexec, order):
+    testexec.DISPATCH_US = 0.5  # cheaper than torch's 5 us per op
+    jf = tc.jit(_fma, executors=order)
+    a, b, c = (torch.randn(4) for _ in range(3))
+    torch.testing.assert_close(jf(a, b, c), _fma(a, b, c))
+    assert testexec.CALLS == ["mul", "add"]
+    assert "ltorch.mul\n    -> testexec" in tc.explain(jf)
+
+
+def test_costlier_executor_loses_and_ties_go_to_the_earlier_one(testexec):
+    testexec.DISPATCH_US = 50.0
+    jf = tc.jit(_fma, executors=["testexec", "torch"])
+    jf(*(torch.randn(4) for _ in range(3)))
+    assert testexec.CALLS == []
+    assert set(jf._last.executors_used.values()) == {"torch"}
+    testexec.DISPATCH_US = 5.0   # same cost as torch: the earlier one in executors=[...] wins
+    for order, winner in ((["testexec", "torch"], "testexec"), (["torch", "testexec"], "torch")):
+        jf = tc.jit(_fma, executors=order)
+        jf(*(torch.randn(4) for _ in range(3)))
+        assert jf._last.executors_used["ltorch.mul"] == winner
+
+
+def test_region_claim_fuses_when_cheaper_and_explain_shows_the_competition(testexec):
+    testexec.REGION_US = 1.0
+    jf = tc.jit(_fma, executors=["torch", "testexec"])
+    a, b, c = (torch.randn(4) for _ in range(3))
+    torch.testing.assert_close(jf(a, b, c), _fma(a, b, c))
+    assert testexec.CALLS == ["fused"]
+    final = tc.last_traces(jf)[-1]
+    assert len(final.bound_symbols) == 1 and "testexec_region" in final.python()
+    text = tc.explain(jf)
+    assert "-> testexec" in text and "region" in text and "torch symbol" in text
+    testexec.REGION_US = 1000.0   # now too expensive: torch runs both ops
+    testexec.CALLS.clear()
+    jf2 = tc.jit(_fma, executors=["torch", "testexec"])
+    jf2(a, b, c)
+    assert testexec.CALLS == []

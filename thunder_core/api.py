@@ -35,6 +35,7 @@ class Entry:
     executors_used: dict
     epilogue: object = None          # replays writes to outside state; None when there are none
     epilogue_source: str = ""
+    explanation: object = None       # the partitioner's decisions (tc.explain)
 
     def run(self, inputs, args, kwargs):
         if self.epilogue is None:
@@ -93,7 +94,7 @@ class JittedFunction:
 
         cap = capture(self.fn, args, kwargs, arg_names=self.arg_names, record_opaque_calls=self._record_opaque)
         run_checkers(cap, self._sharp_levels)
-        from .execution.lower import lower
+        from .execution.partition import partition
         from .guards.epilogue import build_epilogue
 
         epilogue, epilogue_source, extras = build_epilogue(cap, args, kwargs)
@@ -108,7 +109,7 @@ class JittedFunction:
                 verify(t)
             traces.append(t)
 
-        exec_trace, impls, owner = lower(traces[-1], self._executors)
+        exec_trace, impls, owner, explanation = partition(traces[-1], self._executors)
         exec_trace.name = "computation"
         if VERIFY_TRACES:
             from .ir import verify
@@ -118,7 +119,8 @@ class JittedFunction:
         computation = exec_trace.python_callable(impls)
         prologue = build_prologue(cap, args, kwargs)
         unchecked = build_prologue(cap, args, kwargs, check=False) if self.cache == "same input" else None
-        entry = Entry(cap, prologue, unchecked, computation, [*traces, exec_trace], owner, epilogue, epilogue_source)
+        entry = Entry(cap, prologue, unchecked, computation, [*traces, exec_trace], owner, epilogue, epilogue_source,
+                      explanation)
         if self.cache != "no caching":
             key = _dispatch_key(args, kwargs)
             previous = self._last
@@ -270,6 +272,12 @@ def last_traces(obj) -> list[Trace]:
 def last_prologue_traces(obj) -> list[str]:
     """The printed prologue (checks and input fetching) of the last compile."""
     return [_last(obj).prologue.source]
+
+
+def explain(obj) -> str:
+    """For the last compile: each region of the trace, the competing claims with their
+    estimated costs, and the executor that won."""
+    return str(_last(obj).explanation)
 
 
 def cache_hits(obj) -> int:

@@ -1,16 +1,21 @@
 """Executor ``testexec`` implementing ``ltorch.add`` and ``ltorch.mul`` (recording each call
-in CALLS), available only when THUNDER_TEST_PLUGIN=1 so installing it changes nothing else;
-and a transform ``test-tag-trace`` that renames the computation trace."""
+in CALLS) and claiming every ``mul`` followed by an ``add`` of its result as one fused
+region; available only when THUNDER_TEST_PLUGIN=1 so installing it changes nothing else.
+Its per-op cost (DISPATCH_US) and region cost (REGION_US, None: no region claims) are
+module attributes tests can set. Also a transform ``test-tag-trace``."""
 
 import os
 
 import torch
 
+from thunder_core.execution.claims import Claim, region_boundary, region_callable, region_symbol
 from thunder_core.execution.executor import Executor
 from thunder_core.hookspecs import hookimpl
 
 THUNDER_CORE_API = 1
 CALLS = []
+DISPATCH_US = 5.0
+REGION_US = None
 
 
 def _add(a, b, alpha=1):
@@ -23,14 +28,37 @@ def _mul(a, b):
     return torch.mul(a, b)
 
 
+IMPLS = {"ltorch.add": _add, "ltorch.mul": _mul}
+
+
 def _unavailable():
     return None if os.environ.get("THUNDER_TEST_PLUGIN") == "1" else "test executor: set THUNDER_TEST_PLUGIN=1 to enable it"
 
 
+def _lower(bsyms, inputs, outputs):
+    run = region_callable(bsyms, inputs, outputs, {"ltorch.add": torch.add, "ltorch.mul": torch.mul})
+
+    def fused(*args):
+        CALLS.append("fused")
+        return run(*args)
+    return region_symbol("testexec", bsyms, inputs, outputs), fused
+
+
+def _claim(bsyms, model, last_use):
+    if REGION_US is None:
+        return []
+    out = []
+    for i in range(len(bsyms) - 1):
+        a, b = bsyms[i], bsyms[i + 1]
+        if a.sym.id == "ltorch.mul" and b.sym.id == "ltorch.add" and any(p is a.output for p in b.flat_args):
+            out.append(Claim("testexec", i, i + 2, REGION_US, _lower, "mul+add"))
+    return out
+
+
 @hookimpl
 def thunder_core_executors():
-    return [Executor("testexec", lambda: {"ltorch.add": _add, "ltorch.mul": _mul}, version="0.0.1",
-                     api_version=THUNDER_CORE_API, unavailable=_unavailable)]
+    return [Executor("testexec", lambda: IMPLS, version="0.0.1", api_version=THUNDER_CORE_API,
+                     unavailable=_unavailable, dispatch_us=DISPATCH_US, claim=_claim)]
 
 
 @hookimpl

@@ -1,0 +1,68 @@
+"""The cost model: roofline-style time estimates for bound symbols and fused regions.
+
+A kernel's time is ``max(bytes moved / bandwidth, flops / flop rate) + launch overhead``;
+each executor adds its own per-op dispatch overhead (``Executor.dispatch_us``). Bytes are
+what a kernel reads and writes: for one bound symbol its tensor inputs and outputs, for a
+fused region only the tensors crossing the region's boundary (intermediates stay in
+registers/cache). FLOPs come from a table keyed by symbol id (matmul-like ops), defaulting to
+one per output element.
+
+Constants default to conservative values for a CPU; ``python -m thunder_core calibrate``
+(issue 4, later) will measure this machine and store them per user.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..ir import TensorProxy
+
+
+@dataclass(frozen=True)
+class Machine:
+    bandwidth_gbs: float = 10.0      # memory bandwidth, GB/s
+    flops_g: float = 50.0            # matmul FLOP rate, GFLOP/s
+    launch_us: float = 1.0           # fixed cost of any kernel
+
+
+def _bytes(p: TensorProxy) -> int:
+    return math.prod(p.shape) * p.dtype.itemsize
+
+
+def _matmul_flops(bsym) -> float:
+    a, b = [x for x in bsym.flat_args if isinstance(x, TensorProxy)][:2]
+    k = a.shape[-1] if a.shape else 1
+    out = sum(math.prod(p.shape) for p in bsym.flat_outs if isinstance(p, TensorProxy))
+    return 2.0 * out * k
+
+
+#: symbol id -> flops(bound symbol); default: one per output element
+FLOPS = {sid: _matmul_flops for sid in ("ltorch.matmul", "ltorch.mm", "ltorch.bmm", "ltorch.linear",
+                                         "ltorch.addmm", "ltorch.baddbmm", "prims.matmul")}
+
+
+class CostModel:
+    def __init__(self, machine: Machine | None = None):
+        self.machine = machine or Machine()
+
+    def flops(self, bsym) -> float:
+        rule = FLOPS.get(bsym.sym.id)
+        if rule is not None:
+            return rule(bsym)
+        return float(sum(math.prod(p.shape) for p in bsym.flat_outs if isinstance(p, TensorProxy)))
+
+    def kernel_us(self, bytes_moved: float, flops: float) -> float:
+        m = self.machine
+        return max(bytes_moved / (m.bandwidth_gbs * 1e3), flops / (m.flops_g * 1e3)) + m.launch_us
+
+    def symbol_us(self, bsym, dispatch_us: float) -> float:
+        """One bound symbol run alone by an executor with this per-op overhead."""
+        moved = sum(_bytes(p) for p in {id(p): p for p in (*bsym.flat_args, *bsym.flat_outs)
+                                        if isinstance(p, TensorProxy)}.values())
+        return self.kernel_us(moved, self.flops(bsym)) + dispatch_us
+
+    def region_us(self, bsyms, boundary, dispatch_us: float) -> float:
+        """A fused region: ``boundary`` are the tensors crossing it (inputs and outputs)."""
+        moved = sum(_bytes(p) for p in boundary if isinstance(p, TensorProxy))
+        return self.kernel_us(moved, sum(self.flops(b) for b in bsyms)) + dispatch_us
