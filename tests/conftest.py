@@ -4,6 +4,9 @@ import importlib.util
 import os
 
 os.environ.setdefault("THUNDER_CORE_VERIFY", "1")
+# tc.jit's default executors in tests: torch only (inductor compiles take seconds; its own
+# tests name it explicitly)
+os.environ.setdefault("THUNDER_CORE_EXECUTORS", "torch")
 
 if importlib.util.find_spec("torch") is not None:
     import thunder_core.api

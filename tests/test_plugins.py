@@ -27,7 +27,7 @@ def fresh_plugins():
 def test_doctor_lists_installed_plugins_and_why_unavailable(monkeypatch, fresh_plugins):
     monkeypatch.delenv("THUNDER_TEST_PLUGIN", raising=False)
     rows = {r["plugin"]: r for r in doctor.rows()}
-    assert rows["torch"]["distribution"] == "thunder-executor-torch" and rows["torch"]["executors"] == "torch"
+    assert rows["torch"]["distribution"] == "thunder-executor-torch" and rows["torch"]["executors"] == "inductor, torch"
     assert "available" in rows["torch"]["status"]
     assert rows["testexec"]["distribution"] == "thunder-test-plugin" and rows["testexec"]["version"] == "0.0.1"
     assert "set THUNDER_TEST_PLUGIN=1" in rows["testexec"]["status"]

@@ -189,6 +189,9 @@ def _resolve_executors(spec):
     from . import plugins
 
     installed = plugins.executors()
+    if spec is None and os.environ.get("THUNDER_CORE_EXECUTORS"):
+        # the default for every tc.jit of this process (tests use it to keep inductor out)
+        spec = [name.strip() for name in os.environ["THUNDER_CORE_EXECUTORS"].split(",") if name.strip()]
     if spec is None:
         chosen = [ex for ex in installed.values() if ex.unavailable() is None]
         chosen.sort(key=lambda ex: ex.name == "torch")  # the per-op fallback last

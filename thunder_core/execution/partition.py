@@ -37,10 +37,10 @@ class Explanation:
     total_us: float = 0.0
 
     def __str__(self):
-        lines = [f"estimated total: {self.total_us:.1f} us"]
+        lines = [f"estimated total: {self.total_us:.1f} us (claims show the estimated time from there to the end)"]
         for d in self.decisions:
             cands = ", ".join(f"{ex} {kind} {c:.1f}us" for ex, kind, c in d.candidates)
-            lines.append(f"  {d.where}\n    -> {d.winner} ({d.cost_us:.1f} us); claims: {cands}")
+            lines.append(f"  {d.where}\n    -> {d.winner} ({d.cost_us:.1f} us itself); claims: {cands}")
         return "\n".join(lines)
 
 
@@ -114,8 +114,9 @@ def partition(trace: Trace, executors, model: CostModel | None = None):
         while i < len(bsyms):
             _, _, step, options = best[i]
             kind, what, impl, start, end, cost = step
+            # each option's estimated total from this position to the end of the list
             cands = [(o[2][1].name if o[2][0] == "symbol" else o[2][1].executor if o[2][0] == "region" else "-",
-                      o[2][0], o[2][5]) for o in options]
+                      o[2][0], o[0]) for o in options]
             covered = bsyms[start:end]
             if kind == "symbol":
                 impls[covered[0].sym.id], owner[covered[0].sym.id] = impl, what.name

@@ -55,7 +55,7 @@ class OpDef:
     """Everything known about one torch-level op besides its Symbol."""
 
     __slots__ = ("symbol", "torch_fn", "signature", "inputs", "varargs", "positional", "keyword_only",
-                 "input_defaults", "required_inputs", "strip_defaults")
+                 "input_defaults", "required_inputs", "strip_defaults", "family")
 
     def __init__(self, symbol, torch_fn, signature, inputs):
         self.symbol, self.torch_fn, self.signature, self.inputs = symbol, torch_fn, signature, inputs
@@ -328,6 +328,7 @@ def torch_op(*torch_fns, inputs=("input",), method: str | tuple | None = None, m
         if unknown:
             raise ValueError(f"torch_op {pyname}: inputs {unknown} are not parameters of {signature}.")
         opdef = OpDef(None, first, signature, tuple(i for i in signature.parameters if i in inputs))
+        opdef.family = sig_fn.__module__.rsplit(".", 1)[-1]  # e.g. "ltorch_elementwise"
         opdef.strip_defaults = meta is None
         call = impl or first
 

@@ -10,4 +10,8 @@ THUNDER_CORE_API = 1
 
 @hookimpl
 def thunder_core_executors():
-    return [Executor("torch", implementations, version=__version__, api_version=THUNDER_CORE_API)]
+    from . import inductor
+
+    return [Executor("inductor", lambda: {}, version=__version__, api_version=THUNDER_CORE_API,
+                     unavailable=inductor.unavailable, dispatch_us=inductor.DISPATCH_US, claim=inductor.claim),
+            Executor("torch", implementations, version=__version__, api_version=THUNDER_CORE_API)]
