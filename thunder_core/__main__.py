@@ -19,10 +19,17 @@ def _doctor(args) -> int:
     return 0
 
 
+def _calibrate(args) -> int:
+    from .execution.calibrate import main
+
+    return main()
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m thunder_core")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("demo", help="run the demo").set_defaults(run=_demo)
+    sub.add_parser("calibrate", help="measure this machine for the cost model").set_defaults(run=_calibrate)
     sub.add_parser("doctor", help="list installed plugins and whether they can run here").set_defaults(run=_doctor)
     ns = parser.parse_args(argv)
     return ns.run(ns)

@@ -43,8 +43,23 @@ FLOPS = {sid: _matmul_flops for sid in ("ltorch.matmul", "ltorch.mm", "ltorch.bm
 
 
 class CostModel:
+    """Estimates with this machine's constants: ``machine`` if given, else the calibration
+    stored by ``python -m thunder_core calibrate``, else defaults."""
+
     def __init__(self, machine: Machine | None = None):
-        self.machine = machine or Machine()
+        if machine is None:
+            from .calibrate import load
+
+            stored = load()
+            machine = Machine(**{k: stored[k] for k in ("bandwidth_gbs", "flops_g", "launch_us") if k in stored})
+            self.dispatch_us = stored.get("dispatch_us", {})
+        else:
+            self.dispatch_us = {}
+        self.machine = machine
+
+    def dispatch(self, executor) -> float:
+        """An executor's per-op overhead: calibrated if measured here, else its own estimate."""
+        return self.dispatch_us.get(executor.name, executor.dispatch_us)
 
     def flops(self, bsym) -> float:
         rule = FLOPS.get(bsym.sym.id)

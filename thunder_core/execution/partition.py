@@ -85,7 +85,7 @@ def partition(trace: Trace, executors, model: CostModel | None = None):
             options = []
             for rank, ex, table in tables:
                 if b.sym.id in table:
-                    cost = model.symbol_us(b, ex.dispatch_us)
+                    cost = model.symbol_us(b, model.dispatch(ex))
                     options.append((cost + nxt[0], rank + nxt[1], ("symbol", ex, table[b.sym.id], i, i + 1, cost)))
             for rank, c in region_claims.get(i, ()):
                 if c.end <= n:

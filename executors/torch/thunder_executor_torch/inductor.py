@@ -48,7 +48,7 @@ def claim(bsyms, model, last_use):
             region = bsyms[i:j]
             inputs, outputs = region_boundary(region, j, last_use)
             if outputs:
-                cost = model.region_us(region, [*inputs, *outputs], DISPATCH_US)
+                cost = model.region_us(region, [*inputs, *outputs], model.dispatch_us.get("inductor", DISPATCH_US))
                 out.append(Claim("inductor", i, j, cost, lower, f"{j - i} fused symbols"))
         i = j
     return out
