@@ -33,14 +33,14 @@ KNOWN_LIMITATIONS = {
     "adversarial.case_generator_code_and_frame_line": _GEN_OBJECT,
     "adversarial.case_generator_gi_yieldfrom": _GEN_OBJECT,
     "adversarial.case_generator_locals_introspection": _GEN_OBJECT,
-    "adversarial.case_object_read_from_global_container_is_released": (
+    "adversarial_2.case_object_read_from_global_container_is_released": (
         "by design: objects read from outside the call stay alive for the call's duration (provenance "
         "tracking keeps them, so ids stay unique for guards)"),
     "adversarial.case_native_callback_chain_inside_handler": _NATIVE_CALLBACK + (
         "the exception it raises does not get the interpreted handler's exception as __context__"),
-    "adversarial.case_getframe_in_callback_called_by_builtin": _NATIVE_CALLBACK + (
+    "adversarial_2.case_getframe_in_callback_called_by_builtin": _NATIVE_CALLBACK + (
         "sys._getframe(1) there is the interpreter's frame that called the builtin"),
-    "adversarial.case_eval_passed_to_map_sees_caller_locals": _NATIVE_CALLBACK + (
+    "adversarial_2.case_eval_passed_to_map_sees_caller_locals": _NATIVE_CALLBACK + (
         "eval called by map() reads the interpreter's frame, not the user's locals"),
 }
 
