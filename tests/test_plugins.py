@@ -124,7 +124,7 @@ def test_two_executors_with_one_name_is_an_error(monkeypatch, fresh_plugins):
 @pytest.fixture
 def testexec(monkeypatch):
     monkeypatch.setenv("THUNDER_TEST_PLUGIN", "1")
-    monkeypatch.setattr(test_plugin, "DISPATCH_US", 5.0)
+    monkeypatch.setattr(test_plugin, "DISPATCH_US", 1.0)
     monkeypatch.setattr(test_plugin, "REGION_US", None)
     test_plugin.CALLS.clear()
     return test_plugin
@@ -136,7 +136,7 @@ def _fma(a, b, c):
 
 @pytest.mark.parametrize("order", [["testexec", "torch"], ["torch", "testexec"]])
 def test_cheaper_executor_wins_whatever_the_list_order(testexec, order):
-    testexec.DISPATCH_US = 0.5  # cheaper than torch's 5 us per op
+    testexec.DISPATCH_US = 0.2  # cheaper than torch's 1 us per op
     jf = tc.jit(_fma, executors=order)
     a, b, c = (torch.randn(4) for _ in range(3))
     torch.testing.assert_close(jf(a, b, c), _fma(a, b, c))
@@ -150,7 +150,7 @@ def test_costlier_executor_loses_and_ties_go_to_the_earlier_one(testexec):
     jf(*(torch.randn(4) for _ in range(3)))
     assert testexec.CALLS == []
     assert set(jf._last.executors_used.values()) == {"torch"}
-    testexec.DISPATCH_US = 5.0   # same cost as torch: the earlier one in executors=[...] wins
+    testexec.DISPATCH_US = 1.0   # same cost as torch: the earlier one in executors=[...] wins
     for order, winner in ((["testexec", "torch"], "testexec"), (["torch", "testexec"], "torch")):
         jf = tc.jit(_fma, executors=order)
         jf(*(torch.randn(4) for _ in range(3)))

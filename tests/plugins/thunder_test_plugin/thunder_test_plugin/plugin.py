@@ -14,7 +14,7 @@ from thunder_core.hookspecs import hookimpl
 
 THUNDER_CORE_API = 1
 CALLS = []
-DISPATCH_US = 5.0
+DISPATCH_US = 1.0
 REGION_US = None
 
 
