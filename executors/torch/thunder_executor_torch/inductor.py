@@ -22,7 +22,7 @@ from thunder_core.ir import Proxy, TensorProxy
 FUSIBLE_FAMILIES = {"ltorch_elementwise", "ltorch_activations", "ltorch_conversions", "ltorch_reduction",
                     "ltorch_shape", "ltorch_norm"}
 #: per-call overhead of a compiled region on CPU (Python wrapper, guards), µs
-DISPATCH_US = 20.0
+DISPATCH_US = 40.0
 _COMPILED: dict = {}  # region signature -> compiled callable
 
 
