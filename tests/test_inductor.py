@@ -47,7 +47,8 @@ def test_identical_layer_regions_compile_once_and_gradients_match(monkeypatch):
     torch.testing.assert_close(out, ref(x), atol=1e-4, rtol=1e-4)
     regions = [b for b in tc.last_traces(jm)[-1].bound_symbols if b.sym.id.startswith("inductor.")]
     assert len(regions) >= 2
-    assert len(inductor._COMPILED) - before <= len(regions) // 2  # layer 2 reuses layer 1's compiled regions
+    # layer 2 reuses layer 1's compiled regions (its first region differs: its input requires grad)
+    assert len(inductor._COMPILED) - before <= len(regions) // 2 + 1
     out.sum().backward()
     ref(x).sum().backward()
     for p, q in zip(blocks.parameters(), ref.parameters()):
