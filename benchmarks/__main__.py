@@ -2,8 +2,8 @@
 imports), side by side. Writes results.json, results.md and results.png into --out (default
 benchmarks/results/<date>/) and prints the Markdown.
 
-    python -m benchmarks                          # full run (~15 min on 2 cores)
-    python -m benchmarks --quick                  # smaller shapes, fewer repetitions (< 3 min)
+    python -m benchmarks                          # full run (~4.5 min on 2 cores)
+    python -m benchmarks --quick                  # smaller shapes, fewer repetitions (~1.5 min)
     python -m benchmarks --workloads two-8x8,mlp --systems eager,tc.jit --out /tmp/b
 
 Workloads: two-8x8, inputs-32, params-100 (per-call dispatch overhead), elementwise, mlp,
