@@ -202,7 +202,7 @@ class Trace:
         the function inside ``tracing(other)`` records the program again. Tracebacks show
         the printed trace's lines.
         """
-        source = self.python()
+        source = "\n".join(render(self, free=True)[0]) + "\n"
         namespaces: dict[str, dict[str, Callable]] = {}
         bare: dict[str, Callable] = {}
         seen: dict[str, Any] = {}
@@ -236,9 +236,11 @@ class Trace:
         return fn
 
 
-def render(trace: Trace, print_subsymbols: bool = False) -> tuple[list[str], dict[int, int]]:
+def render(trace: Trace, print_subsymbols: bool = False, free: bool = False) -> tuple[list[str], dict[int, int]]:
     """The printed lines of ``trace`` and, for every printed bound symbol (by ``id()``), its
-    1-based line number. Raises PrintingError naming the bound symbol that cannot print."""
+    1-based line number. Raises PrintingError naming the bound symbol that cannot print.
+    ``free``: ``del`` each intermediate after its last use (what runs: memory is released as
+    in eager, instead of when the function returns)."""
     lines = [f"# thunder_core trace {trace.name!r}", "import torch"]
     modules = sorted({b.sym.module for b in trace.bound_symbols if b.sym.module is not None})
     for alias in modules:
@@ -261,6 +263,7 @@ def render(trace: Trace, print_subsymbols: bool = False) -> tuple[list[str], dic
             lines.append(f"{_INDENT}{p.name} = {keyword}")
     line_of: dict[int, int] = {}
     last_source = None
+    dead_after = _dead_after(trace) if free else {}
     for i, bsym in enumerate(trace.bound_symbols):
         if bsym.header:
             lines += [f"{_INDENT}# {h}" for h in bsym.header.splitlines()]
@@ -268,11 +271,30 @@ def render(trace: Trace, print_subsymbols: bool = False) -> tuple[list[str], dic
             lines.append(f"{_INDENT}# {format_source(bsym.source)}")
         last_source = bsym.source
         _render_bsym(trace, bsym, f"top-level bound symbol {i}", _INDENT, "", lines, line_of, print_subsymbols)
+        if i in dead_after:
+            lines.append(f"{_INDENT}del {', '.join(dead_after[i])}")
     try:
         lines.append(f"{_INDENT}return {print_value(trace.output)}")
     except PrintingError as e:
         raise PrintingError(f"Cannot print the output of trace {trace.name!r}: {e}") from None
     return lines, line_of
+
+
+def _dead_after(trace: Trace) -> dict[int, list[str]]:
+    """position -> names of intermediates last used (or defined, if never used) there."""
+    keep = {id(p) for p in flat_proxies((trace.args, trace.kwargs, trace.output))}
+    last: dict[int, tuple[int, str]] = {}
+    for i, b in enumerate(trace.bound_symbols):
+        for p in getattr(b, "flat_outs", ()):
+            last[id(p)] = (i, p.name)
+        for p in getattr(b, "flat_args", ()):
+            if id(p) in last:
+                last[id(p)] = (i, p.name)
+    out: dict[int, list[str]] = {}
+    for key, (i, name) in last.items():
+        if key not in keep:
+            out.setdefault(i, []).append(name)
+    return {i: sorted(set(names)) for i, names in out.items()}
 
 
 def _render_bsym(trace, bsym, where, indent, comment, lines, line_of, print_subsymbols):
