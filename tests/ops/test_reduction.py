@@ -10,7 +10,7 @@ import torch
 
 from thunder_core.ir import Trace, tracing
 from thunder_core.ops import TORCH_CALLS, ltorch_reduction
-from thunder_core.testing.opcheck import check_op, trace_op
+from thunder_core.testing.opcheck import check_error_like_eager, check_op, trace_op
 
 from .test_shape import grad_samples, with_grad, F64, I32, I64, A, B, S, build, covered, registered_by
 
@@ -119,11 +119,7 @@ def test_named_tuples_in_user_code():
     (torch.linalg.vector_norm, (A((0,)), math.inf), "cannot compute the inf norm on an empty tensor"),
 ])
 def test_errors_like_eager(fn, args, match):
-    args = build(args)
-    with pytest.raises(Exception) as eager:
-        fn(*args)
-    with pytest.raises(eager.type, match=match):
-        trace_op(fn, *args)
+    check_error_like_eager(fn, *build(args), match=match)
 
 
 def test_every_registered_callable_has_samples():

@@ -18,7 +18,7 @@ import torch
 
 from thunder_core.ir import Trace, tracing, verify
 from thunder_core.ops import TORCH_CALLS, ltorch_shape, prims
-from thunder_core.testing.opcheck import check_op, torch_impls, trace_op
+from thunder_core.testing.opcheck import check_error_like_eager, check_op, torch_impls
 
 pytest.importorskip("thunder_executor_torch")
 
@@ -205,11 +205,7 @@ def test_requires_grad_like_eager(fn, args, kwargs):
 ])
 def test_errors_like_eager(fn, args, match):
     """Invalid arguments raise while tracing with eager's exception type (and message)."""
-    args = build(args)
-    with pytest.raises(Exception) as eager:
-        fn(*args)
-    with pytest.raises(eager.type, match=match):
-        trace_op(fn, *args)
+    check_error_like_eager(fn, *build(args), match=match)
 
 
 def test_decompositions_use_only_shape_prims():

@@ -81,3 +81,25 @@ def check_op(fn, *args, random=False, atol=None, rtol=None, **kwargs):
         got = flat.python_callable(impls)(*inputs)
         _compare(got, expected, f"{getattr(fn, '__name__', fn)} decomposed into prims", not random, **tol)
     return trace
+
+
+def check_error_like_eager(fn, *args, match: str, **kwargs):
+    """Eager ``fn(*args, **kwargs)`` raises; tracing it must raise the same exception type
+    (or a subclass) with a message matching the regex ``match``. Returns the traced error."""
+    import re
+
+    try:
+        fn(*args, **kwargs)
+    except Exception as e:  # noqa: BLE001 - whatever eager raises is the expectation
+        eager = e
+    else:
+        raise AssertionError(f"eager {getattr(fn, '__name__', fn)} did not raise")
+    try:
+        trace_op(fn, *args, **kwargs)
+    except Exception as e:  # noqa: BLE001
+        if not isinstance(e, type(eager)):
+            raise AssertionError(f"tracing raised {type(e).__name__}, eager raised {type(eager).__name__}") from e
+        if not re.search(match, str(e)):
+            raise AssertionError(f"tracing raised {str(e)!r}, which does not match {match!r}") from e
+        return e
+    raise AssertionError(f"tracing {getattr(fn, '__name__', fn)} did not raise; eager raised {eager!r}")
