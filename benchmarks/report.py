@@ -138,6 +138,17 @@ def markdown(results):
                     else:
                         cells.append(fmt_mb(b) + (f" ({b / e:.2f}x)" if e and n != "eager" else ""))
                 lines.append(f"| {row['label']} | " + " | ".join(cells) + " |")
+            lines += ["", "## Activations saved for backward (ratio to eager)", "",
+                      "| workload | " + " | ".join(names) + " |", "| --- |" + " ---: |" * len(names)]
+            for row in mem_rows:
+                e = row["results"]["eager"].get("saved_bytes")
+                cells = []
+                for n in names:
+                    b = row["results"].get(n, {}).get("saved_bytes")
+                    cells.append("–" if b is None else fmt_mb(b) + (f" ({b / e:.2f}x)" if e and n != "eager" else ""))
+                lines.append(f"| {row['label']} | " + " | ".join(cells) + " |")
+            if m.get("saved_method"):
+                lines += ["", m["saved_method"]]
             lines += ["", m["memory_method"]]
 
     rc = results.get("recompile")

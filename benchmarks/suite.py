@@ -165,6 +165,32 @@ def peak_step_bytes(step):
     return peak
 
 
+SAVED_METHOD = (
+    "Bytes saved for backward by one training step: every tensor autograd saves during the forward "
+    "(eager's per-op saves, tc.jit's and torch.compile's saves of their compiled forward) is seen through "
+    "torch.autograd.graph.saved_tensors_hooks; distinct storages are summed, leaving out the parameters and "
+    "the inputs (which are alive anyway): the activation memory the step holds between forward and backward.")
+
+
+def saved_activation_bytes(step, keep_out):
+    """Distinct storage bytes saved for backward while ``step()`` runs, except those of the
+    tensors in ``keep_out`` (parameters, inputs); see SAVED_METHOD."""
+    excluded = {t.untyped_storage().data_ptr() for t in keep_out if isinstance(t, torch.Tensor)}
+    seen = {}
+
+    def pack(t):
+        if isinstance(t, torch.Tensor) and t.device.type != "meta":
+            st = t.untyped_storage()
+            if st.data_ptr() not in excluded:
+                seen[st.data_ptr()] = st.nbytes()
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        out = step()
+    del out
+    return sum(seen.values())
+
+
 def _first_line(e):
     msg = str(e).strip().splitlines()
     return f"{type(e).__name__}: {msg[0] if msg else ''}"[:400]
@@ -287,6 +313,8 @@ def run_row(workload, mode, systems, cfg, quick, fixed_reps=None, log=print):
                     for p in setup.grads_of:  # so freeing the previous step's gradients is not counted
                         p.grad = None
                     r["peak_mem_bytes"] = lv.counted(peak_step_bytes, lv.step)
+                    keep = [*setup.grads_of, *tree_leaves(setup.args)]
+                    r["saved_bytes"] = lv.counted(saved_activation_bytes, lv.step, keep)
                 except Exception as e:  # noqa: BLE001
                     r["peak_mem_error"] = _first_line(e)
             r["compiles"] = lv.compiles
@@ -429,6 +457,7 @@ def _run(quick, workloads, systems, modes, threads, reps, log):
         "tc_default_executors": systems_mod.default_tc_executors(),
         "settings": {**cfg, "fixed_reps": reps, "fwd_tol": FWD_TOL, "grad_tol": GRAD_TOL},
         "memory_method": MEMORY_METHOD,
+        "saved_method": SAVED_METHOD,
     }
     log(f"torch {meta['torch']}, python {meta['python']}, {meta['torch_threads']} torch threads, "
         f"{meta['cpus_usable']} CPUs usable; {'quick' if quick else 'full'} run")

@@ -11,7 +11,8 @@ __version__ = "0.1.0.dev0"
 # They are resolved on first access; a name listed here that has no module yet raises
 # AttributeError with a clear message instead of failing at import time.
 _LAZY: dict[str, str] = {
-    name: ".api" for name in ("jit", "last_traces", "last_prologue_traces", "cache_hits", "cache_misses", "explain")
+    name: ".api" for name in ("jit", "last_traces", "last_backward_traces", "last_prologue_traces", "cache_hits",
+                              "cache_misses", "explain")
 }
 _LAZY["hookimpl"] = ".hookspecs"
 _LAZY["SharpEdgeError"] = _LAZY["SharpEdgeWarning"] = ".sharp_edges"

@@ -36,6 +36,7 @@ class Entry:
     epilogue: object = None          # replays writes to outside state; None when there are none
     epilogue_source: str = ""
     explanation: object = None       # the partitioner's decisions (tc.explain)
+    backward_traces: list = None     # [backward, its execution trace] when the compile split for autograd
 
     def run(self, inputs, args, kwargs):
         if self.epilogue is None:
@@ -109,18 +110,19 @@ class JittedFunction:
                 verify(t)
             traces.append(t)
 
-        exec_trace, impls, owner, explanation = partition(traces[-1], self._executors)
-        exec_trace.name = "computation"
+        computation, more, backward_traces, owner, explanation = self._lower(traces[-1])
+        traces += more
+        exec_trace = traces.pop()
         if VERIFY_TRACES:
             from .ir import verify
 
             verify(cap.trace)
-            verify(exec_trace)
-        computation = exec_trace.python_callable(impls)
+            for t in (exec_trace, *more, *(backward_traces or ())):
+                verify(t)
         prologue = build_prologue(cap, args, kwargs)
         unchecked = build_prologue(cap, args, kwargs, check=False) if self.cache == "same input" else None
         entry = Entry(cap, prologue, unchecked, computation, [*traces, exec_trace], owner, epilogue, epilogue_source,
-                      explanation)
+                      explanation, backward_traces)
         if self.cache != "no caching":
             key = _dispatch_key(args, kwargs)
             previous = self._last
@@ -138,6 +140,54 @@ class JittedFunction:
             raise RuntimeError(f"thunder_core: the prologue of a freshly compiled {self.__qualname__} rejected the "
                                f"arguments it was compiled for. This is a bug; the prologue was:\n{prologue.source}")
         return entry.run(inputs, args, kwargs)
+
+
+    def _lower(self, trace):
+        """(computation callable, [traces made on the way..., execution trace], backward traces or
+        None, {symbol id: executor}, explanation). A trace with outputs that require grad is split
+        into a forward and a backward, each claimed by the executors, run as one autograd node."""
+        from .execution.partition import partition
+        from .transforms import autograd
+
+        reason = None
+        if torch.is_grad_enabled() and autograd.needs_grad(trace):
+            s = autograd.split(trace)
+            if isinstance(s, str):
+                reason = s
+            else:
+                from .execution.autograd_runtime import AutogradRunner
+
+                fwd, impls, owner, fexp = partition(s.forward, self._executors)
+                bwd, bimpls, bowner, bexp = partition(s.backward, self._executors)
+                fwd.name, bwd.name = "forward", "backward"
+
+                def joint():  # the unsplit trace under PyTorch's autograd, for double backward
+                    t, i, _, _ = partition(trace, self._executors)
+                    return t.python_callable(i)
+
+                runner = AutogradRunner(fwd.python_callable(impls), bwd.python_callable(bimpls), s, joint)
+                return (runner, [s.joint, s.forward, fwd], [s.backward, bwd], {**owner, **bowner},
+                        _Explained(fexp, bexp, None))
+        exec_trace, impls, owner, explanation = partition(trace, self._executors)
+        exec_trace.name = "computation"
+        if reason is not None:
+            explanation = _Explained(explanation, None, reason)
+        return exec_trace.python_callable(impls), [exec_trace], None, owner, explanation
+
+
+@dataclass
+class _Explained:
+    """tc.explain's text for a compile: forward (or the whole computation), backward, and why
+    the computation was not split when it needed gradients."""
+    forward: object
+    backward: object
+    not_split: str | None
+
+    def __str__(self):
+        if self.not_split is not None:
+            return (f"{self.forward}\n(gradients come from PyTorch's autograd through the executed ops, without a "
+                    f"backward trace, because {self.not_split})")
+        return f"forward:\n{self.forward}\n\nbackward:\n{self.backward}"
 
 
 def _dispatch_key(args, kwargs):
@@ -270,6 +320,12 @@ def _last(obj) -> Entry:
 def last_traces(obj) -> list[Trace]:
     """Computation traces of the last compile, first to final (the one that ran)."""
     return list(_last(obj).traces)
+
+
+def last_backward_traces(obj) -> list[Trace]:
+    """Backward traces of the last compile, first to final (the one that runs), or [] when the
+    last compile needed no gradients (or got them from PyTorch's autograd: see tc.explain)."""
+    return list(_last(obj).backward_traces or ())
 
 
 def last_prologue_traces(obj) -> list[str]:

@@ -103,6 +103,39 @@ def thunder_core_symbols() -> None:
     """
 
 
+# --------------------------------------------------------------------------- VJP rules
+
+
+@hookspec
+def thunder_core_vjp_rules() -> dict:
+    """Return VJP rules for symbols: ``{symbol id: rule}``.
+
+    :return: a dict; every plugin's dict is collected, and a symbol id given twice is an
+        error naming both packages. A built-in rule for the same id wins over a plugin's.
+        Called once, the first time a trace needs gradients.
+
+    ``rule(bound_symbol, *cotangents)`` gets the forward bound symbol (its ``args``,
+    ``kwargs`` and ``output`` are the forward proxies) and one cotangent per flat output (None
+    for outputs that do not require grad), and returns one gradient (or None) per positional
+    argument, computed with symbols (``thunder_core.ops.registry.T``/``F`` or prims) so the
+    backward is a trace executors can claim. Whatever forward values the rule reads are
+    saved by the forward (or recomputed). A symbol without a rule is differentiated through
+    its decomposition, or else by PyTorch's autograd on that op alone.
+    See ``thunder_core/transforms/vjp.py``.
+
+    **Example**::
+
+        @hookimpl
+        def thunder_core_vjp_rules():
+            def fused_gelu_vjp(b, g):
+                (x,) = b.args
+                cdf = 0.5 * (1 + T.erf(x * 0.7071067811865476))
+                pdf = T.exp(-0.5 * x * x) * 0.3989422804014327
+                return (g * (cdf + x * pdf),)
+            return {"ltorch.fused_gelu": fused_gelu_vjp}
+    """
+
+
 # --------------------------------------------------------------------------- transforms
 
 

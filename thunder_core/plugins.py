@@ -120,6 +120,11 @@ def transforms() -> dict:
     return {k: v for k, (v, _) in _collect("thunder_core_transforms", "transforms").items()}
 
 
+def vjp_rules() -> dict:
+    """symbol id -> VJP rule, from every enabled plugin."""
+    return {k: v for k, (v, _) in _collect("thunder_core_vjp_rules", "VJP rules").items()}
+
+
 def define_symbols() -> None:
     """Let every enabled plugin define its symbols (thunder_core_symbols)."""
     for _ in _call_hook("thunder_core_symbols", "symbols"):

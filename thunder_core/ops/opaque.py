@@ -65,7 +65,11 @@ def opaque_entry(fn):
                     f"call it outside the jitted function.") from None
             raise
 
-    sym = Symbol(name, checked_meta, f"opaque.{name}", tags=frozenset({"opaque"}), python_name=name, module="opaque")
+    # torch's convention: a trailing underscore writes into the first argument (autograd must know)
+    fn_name = getattr(fn, "__name__", "")
+    inplace = {"inplace"} if fn_name.endswith("_") and not fn_name.endswith("__") else set()
+    sym = Symbol(name, checked_meta, f"opaque.{name}", tags=frozenset({"opaque", *inplace}), python_name=name,
+                 module="opaque")
     registry.TORCH_IMPLS[sym.id] = fn
 
     def entry(*args, **kwargs):

@@ -1,0 +1,271 @@
+"""Training through tc.jit behaves as eager autograd: .backward(), autograd.grad, .grad
+accumulation, retain_graph, grad_outputs, outputs that do not require grad, multiple
+outputs, double backward, and the cache key (grad mode, which inputs require grad)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import thunder_core as tc
+
+pytest.importorskip("thunder_executor_torch")
+
+
+def leaves(*shapes, requires_grad=True, dtype=torch.float32):
+    torch.manual_seed(0)
+    return [torch.randn(*s, dtype=dtype, requires_grad=requires_grad) for s in shapes]
+
+
+def grads_of(fn, inputs, reduce=lambda out: out.sum()):
+    xs = [x.detach().clone().requires_grad_(x.requires_grad) for x in inputs]
+    reduce(fn(*xs)).backward()
+    return [x.grad for x in xs]
+
+
+def chain(x, w, b):
+    h = torch.nn.functional.gelu(x @ w + b)
+    return torch.nn.functional.layer_norm(h, h.shape[-1:]) * 2
+
+
+def test_backward_matches_eager_and_uses_a_backward_trace():
+    x, w, b = leaves((4, 8), (8, 8), (8,))
+    jf = tc.jit(chain)
+    for got, want in zip(grads_of(jf, [x, w, b]), grads_of(chain, [x, w, b])):
+        torch.testing.assert_close(got, want)
+    bwd = tc.last_backward_traces(jf)
+    assert len(bwd) == 2 and bwd[0].name == "backward"
+    assert "def backward(" in str(bwd[-1])
+    assert "backward:" in tc.explain(jf)
+
+
+def test_grad_accumulates_into_leaves_across_calls():
+    x, w, b = leaves((4, 8), (8, 8), (8,))
+    jf = tc.jit(chain)
+    jf(x, w, b).sum().backward()
+    jf(x, w, b).sum().backward()
+    x2, w2, b2 = (t.detach().clone().requires_grad_() for t in (x, w, b))
+    chain(x2, w2, b2).sum().backward()
+    chain(x2, w2, b2).sum().backward()
+    for got, want in zip((x.grad, w.grad, b.grad), (x2.grad, w2.grad, b2.grad)):
+        torch.testing.assert_close(got, want)
+    assert tc.cache_misses(jf) == 1
+
+
+def test_autograd_grad_with_grad_outputs_and_multiple_outputs():
+    def f(x, y):
+        return x * y, (x.sin() + y).sum(0), x.exp()
+
+    x, y = leaves((3, 5), (3, 5))
+    jf = tc.jit(f)
+    a, s, e = jf(x, y)
+    ga, gs = torch.randn(3, 5), torch.randn(5)
+    got = torch.autograd.grad((a, s), (x, y), (ga, gs))
+    want = torch.autograd.grad(f(x, y)[:2], (x, y), (ga, gs))
+    for g, w in zip(got, want):
+        torch.testing.assert_close(g, w)
+    assert e.requires_grad  # an output nobody differentiated still carries grad
+
+
+def test_retain_graph_like_eager():
+    x, = leaves((3, 3))
+    jf = tc.jit(lambda x: (x.tanh() * x).sum())
+    out = jf(x)
+    out.backward(retain_graph=True)
+    out.backward()
+    x2 = x.detach().clone().requires_grad_()
+    ref = (x2.tanh() * x2).sum()
+    ref.backward(retain_graph=True)
+    ref.backward()
+    torch.testing.assert_close(x.grad, x2.grad)
+    out = jf(x)
+    out.backward()
+    with pytest.raises(RuntimeError, match="second time|freed"):
+        out.backward()
+
+
+def test_outputs_that_do_not_require_grad_and_non_tensor_outputs():
+    def f(x, w):
+        y = x @ w
+        return y, y.argmax(-1), y.detach() * 2, x.shape[0], (y > 0)
+
+    x, w = leaves((4, 3), (3, 5))
+    got, want = tc.jit(f)(x, w), f(x, w)
+    assert [getattr(t, "requires_grad", None) for t in got] == [getattr(t, "requires_grad", None) for t in want]
+    assert got[3] == 4
+    torch.testing.assert_close(got[1], want[1])
+    got[0].sum().backward()
+    assert w.grad is not None and x.grad is not None
+
+
+def test_inputs_without_grad_and_unused_inputs():
+    def f(x, w, unused):
+        return (x * w).sum()
+
+    x, = leaves((2, 3), requires_grad=False)
+    w, u = leaves((2, 3), (2,))
+    tc.jit(f)(x, w, u).backward()
+    torch.testing.assert_close(w.grad, x)
+    assert u.grad is None  # as in eager: an input that does not affect the output gets no grad
+
+
+def test_returning_an_input_and_duplicate_outputs():
+    def f(x):
+        y = x * 3
+        return x, y, y
+
+    x, = leaves((2, 2))
+    a, b, c = tc.jit(f)(x)
+    assert a.requires_grad and b.requires_grad
+    (a.sum() + b.sum() + 2 * c.sum()).backward()
+    torch.testing.assert_close(x.grad, torch.full((2, 2), 10.0))
+
+
+def test_grad_mode_and_requires_grad_are_part_of_the_cache_key():
+    x, w, b = leaves((4, 8), (8, 8), (8,))
+    jf = tc.jit(chain)
+    with torch.no_grad():
+        out = jf(x, w, b)
+    assert not out.requires_grad and tc.last_backward_traces(jf) == []
+    out = jf(x, w, b)
+    assert out.requires_grad and tc.last_backward_traces(jf)
+    out = jf(x.detach(), w.detach(), b.detach())
+    assert not out.requires_grad
+    out = jf(x.detach(), w, b)  # only the weights require grad
+    out.sum().backward()
+    assert x.grad is None and w.grad is not None
+    assert tc.cache_misses(jf) == 4
+    jf(x, w, b)
+    assert tc.cache_misses(jf) == 4
+
+
+def test_inference_mode():
+    x, w, b = leaves((4, 8), (8, 8), (8,))
+    jf = tc.jit(chain)
+    with torch.inference_mode():
+        out = jf(x, w, b)
+        torch.testing.assert_close(out, chain(x, w, b))
+    assert not out.requires_grad
+
+
+def test_double_backward_matches_eager():
+    def f(x, w):
+        return (torch.tanh(x @ w) ** 2).sum()
+
+    x, w = leaves((3, 4), (4, 2), dtype=torch.float64)
+    jf = tc.jit(f)
+    for fn in (jf, f):
+        g, = torch.autograd.grad(fn(x, w), x, create_graph=True)
+        gg, = torch.autograd.grad(g.sum(), w)
+        if fn is jf:
+            got = (g, gg)
+    torch.testing.assert_close(got[0], g)
+    torch.testing.assert_close(got[1], gg)
+    assert torch.autograd.gradgradcheck(jf, (x, w))
+
+
+def test_inplace_on_an_intermediate_is_split_and_correct():
+    def f(x, w):
+        y = x * 2
+        y.add_(w)
+        y.relu_()
+        return torch.nn.functional.gelu(y).sum(), y
+
+    x, w = leaves((3, 4), (4,))
+    jf = tc.jit(f)
+    got = grads_of(jf, [x, w], lambda o: o[0] + o[1].sum())
+    want = grads_of(f, [x, w], lambda o: o[0] + o[1].sum())
+    for g, e in zip(got, want):
+        torch.testing.assert_close(g, e)
+    assert tc.last_backward_traces(jf)
+    assert not any(b.sym.id.endswith("_") for b in tc.last_traces(jf)[-1].bound_symbols)
+
+
+def test_inplace_through_a_view_read_later_falls_back_to_torch_autograd_correctly():
+    def f(x):
+        y = x * 1
+        v = y[0]
+        v.mul_(3)  # writes into y through the view
+        return (y * y).sum()
+
+    x, = leaves((2, 3))
+    jf = tc.jit(f)
+    torch.testing.assert_close(grads_of(jf, [x])[0], grads_of(f, [x])[0])
+    assert tc.last_backward_traces(jf) == []
+    assert "without a backward trace, because" in tc.explain(jf)
+
+
+def test_inplace_on_a_non_leaf_input():
+    def f(x):
+        x.mul_(2)
+        return x.sin()
+
+    base, = leaves((3,))
+
+    def run(fn):
+        b = base.detach().clone().requires_grad_()
+        x = b * 1
+        out = fn(x)
+        out.sum().backward()
+        return out, x, b.grad
+
+    got, want = run(tc.jit(f)), run(f)
+    for g, e in zip(got, want):
+        torch.testing.assert_close(g, e)
+
+
+def test_dropout_mask_is_the_forwards():
+    def f(x):
+        return torch.nn.functional.dropout(x, 0.5, training=True) * 3
+
+    x, = leaves((64,))
+    torch.manual_seed(1)
+    out = tc.jit(f)(x)
+    out.sum().backward()
+    # the gradient is 3/(1-p) exactly where the forward kept the element, else 0
+    torch.testing.assert_close(x.grad, (out != 0).float() * 6)
+
+
+def test_module_parameters_get_gradients_and_optimizer_step_works():
+    torch.manual_seed(0)
+    m = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.GELU(), torch.nn.Linear(16, 4))
+    ref = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.GELU(), torch.nn.Linear(16, 4))
+    ref.load_state_dict(m.state_dict())
+    jm = tc.jit(m)
+    x = torch.randn(5, 8)
+    jm(x).pow(2).mean().backward()
+    ref(x).pow(2).mean().backward()
+    for p, q in zip(m.parameters(), ref.parameters()):
+        torch.testing.assert_close(p.grad, q.grad)
+    assert tc.last_backward_traces(jm)
+
+
+def test_opaque_ops_are_differentiated_by_pytorch_autograd_for_that_op():
+    def f(x, y):
+        return torch.cdist(x, y).sum() + torch.special.i0e(x).sum()
+
+    x, y = leaves((3, 4), (5, 4), dtype=torch.float64)
+    jf = tc.jit(f)
+    assert torch.autograd.gradcheck(jf, (x, y))
+    bwd = str(tc.last_backward_traces(jf)[-1])
+    assert "vjp_of='opaque.torch_cdist'" in bwd and "vjp_of='opaque.torch_special_special_i0e'" in bwd
+
+
+def test_a_plugin_rule_is_used(monkeypatch):
+    from thunder_core import plugins
+    from thunder_core.transforms import vjp
+
+    calls = []
+
+    def exp_rule(b, g):
+        calls.append(b.sym.id)
+        return (g * b.output,)
+
+    monkeypatch.setattr(vjp, "VJP", {})
+    monkeypatch.setattr(vjp, "_loaded", False)
+    monkeypatch.setattr(plugins, "vjp_rules", lambda: {"ltorch.exp": exp_rule})
+    x, = leaves((4,))
+    jf = tc.jit(lambda x: torch.exp(x) * 2)
+    jf(x).sum().backward()
+    torch.testing.assert_close(x.grad, 2 * x.exp())
+    assert calls == ["ltorch.exp"]

@@ -1,0 +1,125 @@
+"""Run a forward/backward pair of compiled traces as one ``torch.autograd.Function``.
+
+``AutogradRunner(...)(*inputs)`` returns what the computation trace returns; its tensors that
+require grad hang off one autograd node whose backward runs the compiled backward trace. So
+``.backward()``, ``torch.autograd.grad``, accumulation into ``.grad``, ``retain_graph``,
+``grad_outputs`` for non-scalar outputs and outputs that do not require grad behave as in
+eager: PyTorch's engine drives them, we only supply the node.
+
+Saved tensors go through ``ctx.save_for_backward``: PyTorch frees them after a backward
+without ``retain_graph`` (a second backward then fails as in eager) and detects in-place
+changes of a saved tensor between forward and backward.
+
+Double backward (``create_graph=True``): the backward trace's ops are not recorded, so the
+node re-runs the forward of the original trace under PyTorch's autograd from the saved
+inputs and differentiates that with ``create_graph=True``: correct to any order, at the
+price of a second forward.
+"""
+
+from __future__ import annotations
+
+import torch
+
+__all__ = ["AutogradRunner"]
+
+
+def _leaves(x, out):
+    if isinstance(x, torch.Tensor):
+        out.append(x)
+    elif type(x) in (tuple, list):
+        for y in x:
+            _leaves(y, out)
+    elif isinstance(x, dict):
+        for y in x.values():
+            _leaves(y, out)
+    return out
+
+
+def _rebuild(x, it):
+    if isinstance(x, torch.Tensor):
+        return next(it)
+    if type(x) in (tuple, list):
+        return type(x)(_rebuild(y, it) for y in x)
+    if isinstance(x, dict):
+        return {k: _rebuild(v, it) for k, v in x.items()}
+    return x
+
+
+class _Node(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, runner, holder, *inputs):
+        out, saved = runner.forward(*inputs)
+        leaves = _leaves(out, [])
+        unique = [leaves[k] for k in runner.unique]
+        holder.append(out)
+        ctx.runner = runner
+        ctx.inputs = inputs
+        ctx.versions = [x._version if isinstance(x, torch.Tensor) else None for x in inputs]
+        ctx.others = [s for s, t in zip(saved, runner.saved_is_tensor) if not t]
+        ctx.save_for_backward(*[s for s, t in zip(saved, runner.saved_is_tensor) if t])
+        nondiff = [u for u, d in zip(unique, runner.differentiable) if not d]
+        if nondiff:
+            ctx.mark_non_differentiable(*nondiff)
+        return tuple(unique)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        runner = ctx.runner
+        cts = [g for g, d in zip(grads, runner.differentiable) if d]
+        if torch.is_grad_enabled():
+            return (None, None, *runner.double_backward(ctx, cts))
+        tensors, others = iter(ctx.saved_tensors), iter(ctx.others)
+        saved = [next(tensors) if t else next(others) for t in runner.saved_is_tensor]
+        result = runner.backward(*saved, *cts)
+        return (None, None, *result)
+
+
+class AutogradRunner:
+    """The computation callable of a compile that needs gradients.
+
+    :param forward: compiled forward trace, ``(*inputs) -> (output, saved)``.
+    :param backward: compiled backward trace, ``(*saved, *cotangents) -> grads per input``.
+    :param split: the :class:`~thunder_core.transforms.autograd.Split` they came from.
+    :param joint: ``() -> callable`` making the original trace's callable (for double backward).
+    """
+
+    def __init__(self, forward, backward, split, joint):
+        from ..ir import TensorProxy, flat_proxies
+
+        self.forward, self.backward, self._joint_factory, self._joint = forward, backward, joint, None
+        flat = [p for p in flat_proxies(split.forward.output[0]) if isinstance(p, TensorProxy)]
+        first: dict[int, int] = {}
+        for k, p in enumerate(flat):
+            first.setdefault(id(p), k)
+        self.unique = sorted(first.values())              # leaf positions the node returns
+        self.slots = [self.unique.index(first[id(p)]) for p in flat]
+        self.differentiable = [flat[k].requires_grad for k in self.unique]
+        self.saved_is_tensor = [isinstance(p, TensorProxy) for p in split.saved]
+        self.input_requires_grad = [isinstance(p, TensorProxy) and p.requires_grad
+                                    for p in (*split.joint.args, *split.joint.kwargs.values())]
+
+    def __call__(self, *inputs):
+        holder = []
+        unique = _Node.apply(self, holder, *inputs)
+        leaves = [unique[s] for s in self.slots]
+        return _rebuild(holder[0], iter(leaves))
+
+    def double_backward(self, ctx, cts):
+        for x, v in zip(ctx.inputs, ctx.versions):
+            if isinstance(x, torch.Tensor) and x._version != v:
+                raise RuntimeError("thunder_core: double backward (create_graph=True) re-runs the jitted forward "
+                                   "from its inputs, but an input was modified in place after the forward ran. "
+                                   "Clone the input before modifying it.")
+        if self._joint is None:
+            self._joint = self._joint_factory()
+        inputs = ctx.inputs
+        wrt = [x for x, r in zip(inputs, self.input_requires_grad) if r]
+        with torch.enable_grad():
+            out = self._joint(*inputs)
+            leaves = _leaves(out, [])
+            outs = [leaves[k] for k, d in zip(self.unique, self.differentiable) if d]
+            pairs = [(o, c) for o, c in zip(outs, cts) if o.requires_grad]
+            grads = torch.autograd.grad([o for o, _ in pairs], wrt, [c for _, c in pairs], create_graph=True,
+                                        allow_unused=True) if pairs and wrt else [None] * len(wrt)
+        it = iter(grads)
+        return [next(it) if r else None for r in self.input_requires_grad]

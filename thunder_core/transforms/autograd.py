@@ -1,0 +1,313 @@
+"""Split a trace that needs gradients into a forward trace and a backward trace.
+
+``split(trace)`` (the trace a capture produced) works in four steps:
+
+1. **functionalize**: in-place ops on intermediates become their functional op, later uses
+   read the new value. An in-place op whose target is a trace input, or an alias of a value
+   still read afterwards, cannot be rewritten soundly: ``split`` then returns the reason and
+   the caller runs the trace under PyTorch's autograd instead (correct, just not split);
+2. **expand**: a bound symbol whose outputs require grad and that has no VJP rule is replaced
+   by its decomposition, recursively, so every remaining one has a rule (or uses the
+   PyTorch fallback rule for ops with neither, see ``vjp.py``);
+3. **backward**: walk the forward in reverse, calling each rule with the cotangents of the
+   bound symbol's outputs and accumulating the gradients of its inputs;
+4. **saved values**: the forward values the backward reads are what the forward must save;
+   ``remat.choose_saved`` picks, by a min-cut, which to save and which cheap ones to
+   recompute in the backward instead.
+
+The forward trace returns ``(output, saved)``; the backward takes ``(*saved, *cotangents)``
+(one cotangent per distinct output proxy that requires grad, in output order) and returns
+one gradient per forward input (None where there is none).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import torch
+
+from ..ir import Trace, TensorProxy, flat_proxies, tensor_proxy, tracing
+from . import vjp as _vjp
+
+__all__ = ["Split", "split", "needs_grad", "differentiable_outputs"]
+
+
+@dataclass
+class Split:
+    forward: Trace
+    backward: Trace
+    saved: list            # forward proxies the backward takes first
+    cotangent_of: list     # the output proxies the backward's cotangent inputs belong to
+    joint: Trace           # the functional, expanded trace both were derived from
+
+
+def needs_grad(trace: Trace) -> bool:
+    return any(isinstance(p, TensorProxy) and p.requires_grad for p in flat_proxies(trace.output))
+
+
+def differentiable_outputs(trace: Trace) -> list:
+    seen, out = set(), []
+    for p in flat_proxies(trace.output):
+        if isinstance(p, TensorProxy) and p.requires_grad and id(p) not in seen:
+            seen.add(id(p))
+            out.append(p)
+    return out
+
+
+def split(trace: Trace) -> Split | str:
+    """A :class:`Split` of ``trace``, or a string saying why it cannot be split."""
+    joint = functionalize(trace)
+    if isinstance(joint, str):
+        return joint
+    joint = expand(joint)
+    return build(joint)
+
+
+# ---------------------------------------------------------------- 1. functionalize
+
+#: families whose ops always return fresh tensors (others may return views or their input)
+_FRESH_FAMILIES = {"ltorch_elementwise", "ltorch_activations", "ltorch_reduction", "ltorch_linalg", "ltorch_nn",
+                   "ltorch_norm", "ltorch_loss", "ltorch_creation"}
+
+
+def _may_alias(bsym) -> bool:
+    from ..ops.registry import OPDEFS, PRIMS
+
+    sid = bsym.sym.id
+    if sid in PRIMS:
+        return sid in {"prims.reshape", "prims.squeeze", "prims.transpose", "prims.broadcast_in_dim", "prims.slice"}
+    od = OPDEFS.get(sid)
+    return od is None or getattr(od, "family", None) not in _FRESH_FAMILIES
+
+
+def functionalize(trace: Trace) -> Trace | str:
+    """``trace`` with in-place ops on intermediates made functional, or the reason it can't be."""
+    from ..ops.registry import SYMBOLS
+
+    bsyms = trace.bound_symbols
+    if not any("inplace" in b.sym.tags for b in bsyms):
+        return trace
+    inputs = {id(p) for p in flat_proxies((trace.args, trace.kwargs))}
+    group: dict[int, set] = {}  # proxy id -> ids of the proxies that may share its memory
+    for b in bsyms:
+        if _keeps_whole(b):
+            continue
+        if _may_alias(b) or "inplace" in b.sym.tags:
+            # an in-place op's output is its first argument; a view's may be any tensor argument
+            read = b.flat_args[:1] if "inplace" in b.sym.tags else b.flat_args
+            members = set().union(*(group.get(id(p), {id(p)}) for p in read if isinstance(p, TensorProxy)))
+            members |= {id(p) for p in b.flat_outs}
+            for m in members:
+                group[m] = members
+    last_read: dict[int, int] = {}
+    for i, b in enumerate(bsyms):
+        for p in b.flat_args:
+            last_read[id(p)] = i
+    for p in flat_proxies(trace.output):
+        last_read[id(p)] = len(bsyms)
+
+    new = trace.derive(bound_symbols=[])
+    rename: dict[int, object] = {}
+    origin: dict[int, int] = {}  # id of a functional result -> id of the tensor it stands for
+    for i, b in enumerate(bsyms):
+        if rename:
+            b = _sub_bsym(b, rename)
+        if "inplace" not in b.sym.tags or _keeps_whole(b):
+            new.bound_symbols.append(b)
+            continue
+        target = b.args[0]
+        where = f"{b.sym.id} at {b.source[0]}:{b.source[1]}" if b.source else b.sym.id
+        functional = SYMBOLS.get(b.sym.id[:-1]) if b.sym.id.endswith("_") and "opaque" not in b.sym.tags else None
+        if functional is None or not isinstance(target, TensorProxy):
+            return f"{where} writes into a tensor and has no functional form to differentiate"
+        key = origin.get(id(target), id(target))
+        if key in inputs or group.get(key, set()) & inputs:
+            return f"{where} writes into an input of the jitted function (or a view of one)"
+        aliases = group.get(key, set()) - {key}
+        if any(last_read.get(a, -1) > i for a in aliases):
+            return f"{where} writes into a tensor whose views (or base) are read afterwards"
+        with tracing(new), new.at_source(b.source):
+            out = functional(*b.args, **b.kwargs)
+            if out.dtype != target.dtype:
+                out = functional_to(out, target.dtype)
+        if not isinstance(out, TensorProxy) or out.shape != target.shape:
+            return f"{where} changes its target's shape, so it has no functional form"
+        origin[id(out)] = key
+        for k, v in rename.items():  # earlier names of the target now mean the new value
+            if v is target:
+                rename[k] = out
+        rename[id(target)] = out
+        for p in b.flat_outs:
+            rename[id(p)] = out
+    new.output = _sub(trace.output, rename)
+    return new
+
+
+def _writes(b) -> bool:
+    return any("inplace" in s.sym.tags or _writes(s) for s in b.subsymbols)
+
+
+def _keeps_whole(b) -> bool:
+    """An op tagged in-place that returns a fresh tensor and stays as it is: either its
+    decomposition writes nothing here (``batch_norm`` in eval mode), or it only updates
+    state that does not need gradients (running statistics) and has a VJP rule, which
+    differentiates its output without running it again."""
+    if "inplace" not in b.sym.tags or b.sym.id.endswith("_") or "opaque" in b.sym.tags:
+        return False
+    if b.subsymbols and not _writes(b):
+        return True
+    return _vjp.rule_for(b.sym.id) is not None and not any(p.requires_grad for p in _writes_into(b))
+
+
+def _writes_into(b) -> list:
+    """The tensors the in-place subsymbols of ``b`` write into."""
+    out = []
+    for s in b.subsymbols:
+        if "inplace" in s.sym.tags and s.args and isinstance(s.args[0], TensorProxy):
+            out.append(s.args[0])
+        out += _writes_into(s)
+    return out
+
+
+def functional_to(p, dtype):
+    from ..ops.registry import T
+
+    return T.Tensor.to(p, dtype)
+
+
+def _sub(x, rename):
+    if isinstance(x, TensorProxy):
+        return rename.get(id(x), x)
+    if type(x) in (tuple, list):
+        return type(x)(_sub(y, rename) for y in x)
+    if isinstance(x, dict):
+        return {k: _sub(v, rename) for k, v in x.items()}
+    return x
+
+
+def _sub_bsym(b, rename):
+    return b.replace(args=_sub(b.args, rename), kwargs=_sub(dict(b.kwargs), rename),
+                     subsymbols=[_sub_bsym(s, rename) for s in b.subsymbols])
+
+
+# ---------------------------------------------------------------- 2. expand
+
+def expand(trace: Trace) -> Trace:
+    """Replace bound symbols that need a gradient and have no VJP rule by their subsymbols."""
+    out: list = []
+
+    def walk(b):
+        if _vjp.rule_for(b.sym.id) is not None or not b.subsymbols or \
+                not any(isinstance(p, TensorProxy) and p.requires_grad for p in b.flat_outs):
+            out.append(b)
+        else:
+            for s in b.subsymbols:
+                walk(s)
+
+    for b in trace.bound_symbols:
+        walk(b)
+    return trace.derive(bound_symbols=out)
+
+
+# ---------------------------------------------------------------- 3. backward
+
+def build(joint: Trace) -> Split:
+    from .remat import choose_saved
+
+    bwd = joint.derive(name="backward", args=[], kwargs={}, bound_symbols=[], output=None)
+    bwd.grad_enabled = False
+    outs = differentiable_outputs(joint)
+    grads: dict[int, object] = {}
+    with tracing(bwd), torch.no_grad():
+        cts = [tensor_proxy(p.shape, p.dtype, p.device) for p in outs]
+        for p, c in zip(outs, cts):
+            grads[id(p)] = c
+        for b in reversed(joint.bound_symbols):
+            flat = b.flat_outs
+            if not any(id(o) in grads for o in flat):
+                continue
+            if not any(isinstance(a, TensorProxy) and a.requires_grad for a in b.flat_args):
+                continue
+            with bwd.at_source(b.source):
+                cotangents = [grads.get(id(o)) if id(o) in grads else
+                              (_vjp.zeros_for(o) if isinstance(o, TensorProxy) and o.requires_grad else None)
+                              for o in flat]
+                rule = _vjp.rule_for(b.sym.id) or _vjp.torch_vjp_rule
+                result = rule(b, *cotangents)
+                _accumulate(b, b.args, result, grads)
+    inputs = [*joint.args, *joint.kwargs.values()]
+    bwd.output = tuple(grads.get(id(p)) if isinstance(p, TensorProxy) and p.requires_grad else None for p in inputs)
+    bwd_syms = dce(bwd.bound_symbols, flat_proxies(bwd.output))
+    defined = {id(p) for b in bwd_syms for p in b.flat_outs} | {id(c) for c in cts}
+    needed = []  # forward values the backward reads
+    seen = set()
+    for b in bwd_syms:
+        for p in b.flat_args:
+            if id(p) not in defined and id(p) not in seen:
+                seen.add(id(p))
+                needed.append(p)
+    for p in flat_proxies(bwd.output):
+        if id(p) not in defined and id(p) not in seen:
+            seen.add(id(p))
+            needed.append(p)
+    saved, recompute = choose_saved(joint, needed)
+    # the backward sees forward values as plain (detached) tensors: requires_grad off everywhere
+    m: dict[int, object] = {}
+    bwd.bound_symbols = [_no_grad_bsym(b, m) for b in recompute + bwd_syms]
+    bwd.args = [_no_grad(p, m) for p in (*saved, *cts)]
+    bwd.output = _no_grad(bwd.output, m)
+    fwd = joint.derive(name="forward", output=(joint.output, tuple(saved)))
+    fwd.bound_symbols = dce(fwd.bound_symbols, flat_proxies(fwd.output))
+    return Split(fwd, bwd, saved, outs, joint)
+
+
+def _accumulate(b, args, result, grads):
+    if not isinstance(result, (tuple, list)) or len(result) != len(args):
+        raise TypeError(f"The VJP rule of {b.sym.id} returned {result!r:.80}; it must return one gradient (or None) "
+                        f"per positional argument ({len(args)}).")
+    for a, g in zip(args, result):
+        if g is None:
+            continue
+        if type(a) in (tuple, list):
+            _accumulate(b, a, g, grads)
+        elif isinstance(a, TensorProxy) and a.requires_grad:
+            if not isinstance(g, TensorProxy) or tuple(g.shape) != tuple(a.shape):
+                raise TypeError(f"The VJP rule of {b.sym.id} returned a gradient {g!r} of shape "
+                                f"{getattr(g, 'shape', None)} for {a.name} of shape {a.shape}.")
+            if g.dtype != a.dtype:
+                g = functional_to(g, a.dtype)
+            prev = grads.get(id(a))
+            grads[id(a)] = g if prev is None else prev + g
+
+
+def _no_grad(x, m):
+    if isinstance(x, TensorProxy):
+        if not x.requires_grad:
+            return x
+        if id(x) not in m:
+            m[id(x)] = dataclasses.replace(x, requires_grad=False)
+        return m[id(x)]
+    if type(x) in (tuple, list):
+        return type(x)(_no_grad(y, m) for y in x)
+    if isinstance(x, dict):
+        return {k: _no_grad(v, m) for k, v in x.items()}
+    return x
+
+
+def _no_grad_bsym(b, m):
+    return b.replace(args=_no_grad(b.args, m), kwargs=_no_grad(dict(b.kwargs), m), output=_no_grad(b.output, m),
+                     subsymbols=[_no_grad_bsym(s, m) for s in b.subsymbols])
+
+
+def dce(bsyms, outputs) -> list:
+    """The bound symbols needed to compute ``outputs`` (random ops are kept only if used)."""
+    live = {id(p) for p in outputs}
+    kept = []
+    for b in reversed(bsyms):
+        if any(id(o) in live for o in b.flat_outs):
+            kept.append(b)
+            live.update(id(p) for p in b.flat_args)
+    kept.reverse()
+    return kept
+

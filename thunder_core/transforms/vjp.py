@@ -1,0 +1,150 @@
+"""The VJP table: how to differentiate one bound symbol, keyed by symbol id.
+
+A rule receives the forward bound symbol and one cotangent per flat output of it, and
+returns the gradients of its positional arguments, written in the op language (calls of
+ltorch symbols through ``T``/``F``, or of prims), so the backward is a trace like any other:
+printed, verified and claimed by executors::
+
+    @vjp("prims.mul")
+    def _(b, g):
+        x, y = b.args
+        return g * y, g * x        # grads of x and y (ignored for arguments that are numbers)
+
+* ``b.args``/``b.kwargs``/``b.output`` are the forward proxies. A rule may use any of them:
+  those the backward needs become the values the forward saves (or recomputes, see
+  ``remat.py``).
+* cotangents: one per flat output of ``b``, in order; a tensor proxy for each output that
+  requires grad (zeros when nothing downstream used it), None for outputs that do not.
+* return: a structure parallel to ``b.args`` (a tuple with one entry per positional argument;
+  a list entry for a list argument such as ``cat``'s tensors). Each entry is a gradient with
+  the argument's shape and dtype, or None (no gradient). Entries for arguments that are not
+  tensors requiring grad are ignored, so a rule may return grads for every argument.
+
+Symbols without a rule are differentiated through their decomposition (each subsymbol's rule);
+symbols with neither (opaque torch ops, ops whose torch function is their definition) use
+:data:`torch_vjp`: the backward re-runs that one op under PyTorch's autograd and asks it for
+the vector-Jacobian product, so every op torch can differentiate is differentiable here.
+Plugins add rules for their symbols through the ``thunder_core_vjp_rules`` hook.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+from ..ir import Symbol, TensorProxy, tensor_proxy
+from ..ir.printing import NAMESPACES
+from ..ir.proxies import flat_proxies
+
+__all__ = ["VJP", "vjp", "rule_for", "sum_to", "torch_vjp", "zeros_for"]
+
+#: symbol id -> rule(bound_symbol, *cotangents) -> gradients parallel to the positional args.
+VJP: dict[str, Callable] = {}
+_loaded = False
+
+
+def vjp(*ids: str):
+    """Register the decorated function as the VJP rule of the symbols ``ids``."""
+    def register(rule):
+        for sid in ids:
+            if sid in VJP:
+                raise ValueError(f"vjp: a rule for {sid!r} is registered twice ({VJP[sid].__module__} and "
+                                 f"{rule.__module__}).")
+            VJP[sid] = rule
+        return rule
+    return register
+
+
+def rule_for(sid: str):
+    """The rule of symbol ``sid`` or None (loads the built-in tables and plugin rules once)."""
+    if not _loaded:
+        _load()
+    return VJP.get(sid)
+
+
+def _load():
+    global _loaded
+    _loaded = True
+    from .. import plugins
+    from . import vjp_ltorch, vjp_prims  # noqa: F401 - they register their rules
+
+    for sid, rule in plugins.vjp_rules().items():
+        VJP.setdefault(sid, rule)
+
+
+# ---------------------------------------------------------------- helpers for rules
+
+def sum_to(g, shape):
+    """``g`` summed down to ``shape`` (undoing broadcasting), a no-op when shapes match."""
+    from ..ops.registry import T
+
+    shape = tuple(shape)
+    if tuple(g.shape) == shape:
+        return g
+    lead = g.ndim - len(shape)
+    dims = list(range(lead)) + [lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1]
+    if dims:
+        g = T.sum(g, dims, keepdim=True)
+    return T.reshape(g, shape) if tuple(g.shape) != shape else g
+
+
+def zeros_for(p: TensorProxy):
+    """A zero tensor shaped like ``p`` (a cotangent for an output nothing used)."""
+    from ..ops.registry import T
+
+    return T.zeros(p.shape, dtype=p.dtype, device=p.device)
+
+
+def real_grad(g, like):
+    """``g`` in ``like``'s dtype (gradients take their input's dtype, as in eager)."""
+    from ..ops.registry import T
+
+    return g if g.dtype == like.dtype else T.Tensor.to(g, like.dtype)
+
+
+# ---------------------------------------------------------------- the PyTorch fallback
+
+NAMESPACES.setdefault("autograd", "thunder_core.transforms.vjp_ns")
+
+
+def _torch_vjp_meta(inputs, cotangents, *, vjp_of, wrt, **kwargs):
+    tensors = [p for p in flat_proxies(inputs) if isinstance(p, TensorProxy)]
+    return tuple(tensor_proxy(tensors[i].shape, tensors[i].dtype, tensors[i].device) for i in wrt)
+
+
+#: ``autograd.torch_vjp(inputs, cotangents, vjp_of=<symbol id>, wrt=(i, ...), **op_kwargs)``:
+#: the gradients of the flat tensor inputs numbered ``wrt``, computed by re-running the op
+#: ``vjp_of`` on ``inputs`` under PyTorch autograd and asking it for the vector-Jacobian
+#: product with ``cotangents`` (one per output that requires grad). Executors implement it
+#: with their own implementation of ``vjp_of``.
+torch_vjp = Symbol("torch_vjp", _torch_vjp_meta, "autograd.torch_vjp", is_prim=True, module="autograd",
+                   tags=frozenset({"opaque"}))
+
+
+def torch_vjp_rule(b, *cotangents):
+    """The fallback rule: one ``torch_vjp`` call, its outputs mapped back onto ``b.args``."""
+    cts = tuple(c for c in cotangents if c is not None)
+    differentiable = [o for o in b.flat_outs if isinstance(o, TensorProxy) and o.requires_grad]
+    if len(cts) != len(differentiable):
+        raise AssertionError(f"{b.sym.id}: {len(cts)} cotangents for {len(differentiable)} differentiable outputs")
+    tensors = [p for p in flat_proxies(b.args) if isinstance(p, TensorProxy)]
+    wrt = tuple(i for i, p in enumerate(tensors) if p.requires_grad)
+    grads = iter(torch_vjp(tuple(b.args), cts, vjp_of=b.sym.id, wrt=wrt, **b.kwargs))
+
+    def rebuild(x):
+        if isinstance(x, TensorProxy):
+            return next(grads) if x.requires_grad else None
+        if type(x) in (tuple, list):
+            return type(x)(rebuild(y) for y in x)
+        return None
+
+    return tuple(rebuild(a) for a in b.args)
+
+
+def numel(shape) -> int:
+    return math.prod(shape)
+
+
+def is_float(p) -> bool:
+    return isinstance(p, TensorProxy) and (p.dtype.is_floating_point or p.dtype.is_complex)
+

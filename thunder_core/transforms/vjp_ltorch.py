@@ -1,0 +1,1 @@
+"""VJP rules of torch-level symbols (see ``vjp.py`` for the rule contract)."""

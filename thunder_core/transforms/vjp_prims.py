@@ -1,0 +1,1 @@
+"""VJP rules of the primitives (see ``vjp.py`` for the rule contract)."""
