@@ -1,7 +1,8 @@
 """``python -m thunder_core calibrate``: measure this machine for the cost model.
 
 Measures memory bandwidth (a large copy), the matmul FLOP rate, the fixed cost of a kernel
-launch, and each available executor's per-op overhead, and stores them in a per-user cache
+launch, each available executor's per-op overhead and each region executor's per-region
+overhead (a tiny region lowered through the executor's own claim), and stores them in a per-user cache
 file (``$XDG_CACHE_HOME/thunder_core/machine.json``, default ``~/.cache/...``) that later
 runs read. Without it the cost model uses defaults for a generic CPU.
 """
@@ -56,8 +57,12 @@ def measure(executors=None) -> dict:
 
         executors = [ex for ex in plugins.executors().values() if ex.unavailable() is None]
     for ex in executors:
-        if ex.implementations():  # per-op executors; region executors keep their own estimate
+        if ex.implementations():
             out["dispatch_us"][ex.name] = _executor_overhead_us(ex, tiny, launch_s * 1e6)
+        elif ex.claim is not None:
+            us = _region_overhead_us(ex, tiny, launch_s * 1e6)
+            if us is not None:
+                out["dispatch_us"][ex.name] = us
     return out
 
 
@@ -70,6 +75,32 @@ def _executor_overhead_us(ex, tiny, launch_us) -> float:
     base = jit(lambda x: x, executors=["torch"])
     empty = _median_s(lambda: [base(tiny) for _ in range(200)]) / 200 * 1e6
     return max(per_call - empty - launch_us, 0.1)
+
+
+def _region_overhead_us(ex, tiny, launch_us) -> float | None:
+    """Per-call time of a tiny region fused by region executor ``ex`` (lowered through its own
+    claim) minus one kernel launch; None if it claims nothing in the probe."""
+    from ..api import jit, last_traces
+    from ..ir import TensorProxy, flat_proxies
+    from .claims import region_boundary
+    from .cost import CostModel
+    from .partition import last_use_of
+
+    probe = jit(lambda x: ((x * 2 + 1).sin() * x).tanh(), executors=["torch"])
+    probe(tiny)
+    trace = last_traces(probe)[0]
+    bsyms = trace.bound_symbols
+    last_use = last_use_of(bsyms, flat_proxies(trace.output))
+    claims = list(ex.claim(bsyms, CostModel(), last_use))
+    if not claims:
+        return None
+    c = max(claims, key=lambda c: c.end - c.start)
+    region = bsyms[c.start:c.end]
+    inputs, outputs = region_boundary(region, c.end, last_use)
+    _, fn = c.lower(region, inputs, outputs)
+    args = [tiny if isinstance(p, TensorProxy) else p.value for p in inputs]
+    per_call = _median_s(lambda: [fn(*args) for _ in range(200)]) / 200 * 1e6
+    return max(per_call - launch_us, 0.1)
 
 
 def main() -> int:
