@@ -37,8 +37,24 @@ def _grads_match(model, *inputs, loss=lambda out: out.float().pow(2).mean(), ato
 def test_model_gradients_match_eager(model, make_input):
     torch.manual_seed(0)
     m = model()
-    m.train(model is not CNN)  # the CNN in train mode updates BatchNorm stats (tested in test_models)
+    m.train()
     _grads_match(m, make_input())
+
+
+def test_cnn_batchnorm_running_stats_and_eval_mode_under_training():
+    torch.manual_seed(0)
+    m, x = CNN().train(), torch.randn(4, 3, 16, 16)
+    ref = copy.deepcopy(m)
+    jm = _grads_match(m, x)
+    ref(x)  # (the reference's first step ran inside _grads_match on a copy made before it)
+    torch.testing.assert_close(m.bn1.running_mean, ref.bn1.running_mean)
+    torch.testing.assert_close(m.bn1.running_var, ref.bn1.running_var)
+    assert m.bn1.num_batches_tracked.item() == 1
+    m.eval()
+    for p in m.parameters():
+        p.grad = None
+    _grads_match(m, x)
+    assert tc.cache_misses(jm) >= 1
 
 
 def test_gpt_loss_gradients_match_eager():

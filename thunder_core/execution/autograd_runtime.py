@@ -26,7 +26,7 @@ __all__ = ["AutogradRunner"]
 def _leaves(x, out):
     if isinstance(x, torch.Tensor):
         out.append(x)
-    elif type(x) in (tuple, list):
+    elif isinstance(x, (tuple, list)):
         for y in x:
             _leaves(y, out)
     elif isinstance(x, dict):
@@ -38,8 +38,12 @@ def _leaves(x, out):
 def _rebuild(x, it):
     if isinstance(x, torch.Tensor):
         return next(it)
-    if type(x) in (tuple, list):
-        return type(x)(_rebuild(y, it) for y in x)
+    if isinstance(x, (tuple, list)):
+        items = [_rebuild(y, it) for y in x]
+        if type(x) in (tuple, list):
+            return type(x)(items)
+        # named tuples take fields, torch.return_types (structseq) a sequence
+        return type(x)(*items) if hasattr(type(x), "_fields") else type(x)(items)
     if isinstance(x, dict):
         return {k: _rebuild(v, it) for k, v in x.items()}
     return x

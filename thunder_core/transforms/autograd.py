@@ -61,6 +61,12 @@ def split(trace: Trace) -> Split | str:
     if isinstance(joint, str):
         return joint
     joint = expand(joint)
+    for b in joint.bound_symbols:
+        if "random" in b.sym.tags and _vjp.rule_for(b.sym.id, b) is None and any(
+                isinstance(p, TensorProxy) and p.requires_grad for p in b.flat_outs):
+            # the fallback would re-run the op in the backward and draw different numbers
+            where = f" at {b.source[0]}:{b.source[1]}" if b.source else ""
+            return f"{b.sym.id}{where} is random and has neither a VJP rule nor a decomposition"
     return build(joint)
 
 
@@ -122,6 +128,11 @@ def functionalize(trace: Trace) -> Trace | str:
         if functional is None or not isinstance(target, TensorProxy):
             return f"{where} writes into a tensor and has no functional form to differentiate"
         key = origin.get(id(target), id(target))
+        if key in inputs and not target.requires_grad and not any(
+                isinstance(p, TensorProxy) and p.requires_grad for p in b.flat_args):
+            # state that needs no gradient (a counter, a buffer): the write stays in the forward
+            new.bound_symbols.append(b)
+            continue
         if key in inputs or group.get(key, set()) & inputs:
             return f"{where} writes into an input of the jitted function (or a view of one)"
         aliases = group.get(key, set()) - {key}
@@ -157,7 +168,7 @@ def _keeps_whole(b) -> bool:
         return False
     if b.subsymbols and not _writes(b):
         return True
-    return _vjp.rule_for(b.sym.id) is not None and not any(p.requires_grad for p in _writes_into(b))
+    return _vjp.rule_for(b.sym.id, b) is not None and not any(p.requires_grad for p in _writes_into(b))
 
 
 def _writes_into(b) -> list:
@@ -171,9 +182,7 @@ def _writes_into(b) -> list:
 
 
 def functional_to(p, dtype):
-    from ..ops.registry import T
-
-    return T.Tensor.to(p, dtype)
+    return p.to(dtype)
 
 
 def _sub(x, rename):
@@ -198,7 +207,7 @@ def expand(trace: Trace) -> Trace:
     out: list = []
 
     def walk(b):
-        if _vjp.rule_for(b.sym.id) is not None or not b.subsymbols or \
+        if _vjp.rule_for(b.sym.id, b) is not None or not b.subsymbols or \
                 not any(isinstance(p, TensorProxy) and p.requires_grad for p in b.flat_outs):
             out.append(b)
         else:
@@ -233,7 +242,7 @@ def build(joint: Trace) -> Split:
                 cotangents = [grads.get(id(o)) if id(o) in grads else
                               (_vjp.zeros_for(o) if isinstance(o, TensorProxy) and o.requires_grad else None)
                               for o in flat]
-                rule = _vjp.rule_for(b.sym.id) or _vjp.torch_vjp_rule
+                rule = _vjp.rule_for(b.sym.id, b) or _vjp.torch_vjp_rule
                 result = rule(b, *cotangents)
                 _accumulate(b, b.args, result, grads)
     inputs = [*joint.args, *joint.kwargs.values()]
@@ -301,11 +310,12 @@ def _no_grad_bsym(b, m):
 
 
 def dce(bsyms, outputs) -> list:
-    """The bound symbols needed to compute ``outputs`` (random ops are kept only if used)."""
+    """The bound symbols needed to compute ``outputs``, and every write (in-place op) that
+    stayed in the trace (random ops are kept only if used)."""
     live = {id(p) for p in outputs}
     kept = []
     for b in reversed(bsyms):
-        if any(id(o) in live for o in b.flat_outs):
+        if any(id(o) in live for o in b.flat_outs) or "inplace" in b.sym.tags:
             kept.append(b)
             live.update(id(p) for p in b.flat_args)
     kept.reverse()

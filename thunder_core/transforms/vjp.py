@@ -40,26 +40,37 @@ __all__ = ["VJP", "vjp", "rule_for", "sum_to", "torch_vjp", "zeros_for"]
 
 #: symbol id -> rule(bound_symbol, *cotangents) -> gradients parallel to the positional args.
 VJP: dict[str, Callable] = {}
+#: symbol id -> applies(bound_symbol) -> bool, for rules that only cover some calls; the
+#: other calls are differentiated through the symbol's decomposition.
+APPLIES: dict[str, Callable] = {}
 _loaded = False
 
 
-def vjp(*ids: str):
-    """Register the decorated function as the VJP rule of the symbols ``ids``."""
+def vjp(*ids: str, applies: Callable | None = None):
+    """Register the decorated function as the VJP rule of the symbols ``ids``; with
+    ``applies``, only for the calls it accepts (``scaled_dot_product_attention`` without
+    dropout: with dropout, the decomposition draws the mask in the forward)."""
     def register(rule):
         for sid in ids:
             if sid in VJP:
                 raise ValueError(f"vjp: a rule for {sid!r} is registered twice ({VJP[sid].__module__} and "
                                  f"{rule.__module__}).")
             VJP[sid] = rule
+            if applies is not None:
+                APPLIES[sid] = applies
         return rule
     return register
 
 
-def rule_for(sid: str):
-    """The rule of symbol ``sid`` or None (loads the built-in tables and plugin rules once)."""
+def rule_for(sid: str, bsym=None):
+    """The rule of symbol ``sid`` (for the call ``bsym``, if given) or None. Loads the
+    built-in tables and plugin rules on first use."""
     if not _loaded:
         _load()
-    return VJP.get(sid)
+    rule = VJP.get(sid)
+    if rule is not None and bsym is not None and sid in APPLIES and not APPLIES[sid](bsym):
+        return None
+    return rule
 
 
 def _load():
@@ -97,9 +108,7 @@ def zeros_for(p: TensorProxy):
 
 def real_grad(g, like):
     """``g`` in ``like``'s dtype (gradients take their input's dtype, as in eager)."""
-    from ..ops.registry import T
-
-    return g if g.dtype == like.dtype else T.Tensor.to(g, like.dtype)
+    return g if g.dtype == like.dtype else g.to(like.dtype)
 
 
 # ---------------------------------------------------------------- the PyTorch fallback

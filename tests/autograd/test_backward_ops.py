@@ -1,0 +1,79 @@
+"""The torch-level backward ops (thunder_core/ops/ltorch_backward.py, called here in torch's
+convention like any op entry): the PyTorch kernel the torch executor runs and the
+decomposition other executors get compute the same gradients."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from thunder_core.ir import Trace, tracing, verify
+from thunder_core.ops import ltorch_backward as B
+from thunder_core.testing.opcheck import torch_impls
+from thunder_core.transforms.flatten import flatten
+
+pytest.importorskip("thunder_executor_torch")
+F64 = torch.float64
+
+
+def rnd(*shape, dtype=F64):
+    return torch.randn(*shape, dtype=dtype)
+
+
+def _run_both(op, args, kwargs):
+    trace, inputs = Trace("op"), []
+    with tracing(trace):
+        pargs = []
+        for a in args:
+            if isinstance(a, torch.Tensor):
+                inputs.append(a)
+                pargs.append(trace.add_input(a))
+            else:
+                pargs.append(a)
+        trace.output = op(*pargs, **kwargs)
+    verify(trace)
+    impls = torch_impls()
+    whole = trace.python_callable(impls)(*inputs)
+    assert trace.bound_symbols[0].subsymbols, f"{op.symbol.id} has no decomposition"
+    flat = flatten(trace, keep=lambda s: s.is_prim or s.decomposition is None)
+    verify(flat)
+    return whole, flat.python_callable(impls)(*inputs)
+
+
+x4, g4 = rnd(3, 4, 2, 2), rnd(3, 4, 2, 2)
+w4, rm, rv = rnd(4), rnd(4), rnd(4).abs() + 0.5
+x3, g3, w3 = rnd(2, 3, 5), rnd(2, 3, 5), rnd(5)
+q, k, v, ga = rnd(1, 2, 4, 8), rnd(1, 2, 4, 8), rnd(1, 2, 4, 8), rnd(1, 2, 4, 8)
+
+CASES = {
+    "softmax": (B.softmax_backward, (g3, x3.softmax(-1)), {"dim": -1}),
+    "log_softmax": (B.log_softmax_backward, (g3, x3.log_softmax(1)), {"dim": 1}),
+    "layer_norm": (B.layer_norm_backward, (g3, x3, (5,), w3, 1e-5), {"output_mask": (True, True, True)}),
+    "rms_norm": (B.rms_norm_backward, (g3, x3, (5,), w3, 1e-6), {"output_mask": (True, True)}),
+    "batch_norm_train": (B.batch_norm_backward, (g4, x4, w4, rm, rv, 1e-5),
+                         {"training": True, "output_mask": (True, True, True)}),
+    "batch_norm_eval": (B.batch_norm_backward, (g4, x4, w4, rm, rv, 1e-5),
+                        {"training": False, "output_mask": (True, True, True)}),
+    "batch_norm_no_weight": (B.batch_norm_backward, (g4, x4, None, None, None, 1e-5),
+                             {"training": True, "output_mask": (True, False, False)}),
+    "embedding": (B.embedding_dense_backward, (rnd(2, 3, 4), torch.tensor([[0, 2, 2], [1, 0, 4]])),
+                  {"num_weights": 5, "padding_idx": 2}),
+    "sdpa_causal": (B.sdpa_backward, (ga, q, k, v), {"is_causal": True}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_kernel_and_decomposition_agree(name):
+    op, args, kwargs = CASES[name]
+    whole, flat = _run_both(op, args, kwargs)
+    torch.testing.assert_close(flat, whole)
+
+
+def test_batch_norm_backward_matches_eager_autograd():
+    x, w, b = (t.clone().requires_grad_() for t in (x4, w4, rnd(4)))
+    out = torch.nn.functional.batch_norm(x, None, None, w, b, training=True)
+    want = torch.autograd.grad(out, (x, w, b), g4)
+    got, _ = _run_both(B.batch_norm_backward, (g4, x4, w4, None, None, 1e-5),
+                       {"training": True, "output_mask": (True, True, True)})
+    for a, e in zip(got, want):
+        torch.testing.assert_close(a, e)
