@@ -121,6 +121,20 @@ def test_global_tensor_is_an_input_and_its_changes_are_seen():
         G_TENSOR = torch.ones(3)
 
 
+@pytest.mark.parametrize("spread", ["call", "list", "kwargs"])
+def test_tensors_spread_from_an_outside_container_are_inputs(spread):
+    pair = [torch.zeros(3), torch.ones(3)]
+    named = {"input": pair[0], "other": pair[1]}
+    fns = {"call": lambda x: torch.add(*pair) + x, "list": lambda x: torch.stack([x, *pair]).sum(0),
+           "kwargs": lambda x: torch.add(**named) + x}
+    jf, x = tc.jit(fns[spread]), torch.zeros(3)
+    torch.testing.assert_close(jf(x), fns[spread](x))
+    for t in pair:
+        t += 5  # the same tensors, new values: read at call time, not baked into the trace
+    torch.testing.assert_close(jf(x), fns[spread](x))
+    assert "tensor(" not in str(tc.last_traces(jf)[-1])
+
+
 def _double(x):
     return x * 2
 

@@ -106,7 +106,7 @@ def _not_iterable(x) -> bool:
 @op("LIST_EXTEND")
 def list_extend(I, f, inst):
     s = f.stack
-    it = s.pop()
+    it = entered_items(I, inst, s.pop())
     try:
         s[-inst.arg].extend(it)
         err = None
@@ -160,7 +160,7 @@ _DICT_ITER = dict.__iter__
 @op("DICT_UPDATE")
 def dict_update(I, f, inst):
     s = f.stack
-    m = s.pop()
+    m = entered_values(I, inst, s.pop())
     try:
         _merge(s[-inst.arg], m, False)
         err = None
@@ -188,7 +188,7 @@ _FUNC_DEPTH = 4 if PY >= (3, 13) else 3  # distance from the dict being merged t
 def dict_merge(I, f, inst):
     """``f(**m)``: merge ``m`` into the call's keyword dict; errors as format_kwargs_error."""
     s = f.stack
-    m = s.pop()
+    m = entered_values(I, inst, s.pop())
     d = s[-inst.arg]
     err = None
     try:
@@ -222,10 +222,26 @@ def unpacker(before, after=-1):
 
 
 def _push_items(I, f, inst, seq, items):
+    f.stack.extend(reversed(entered_items(I, inst, seq, items)))
+
+
+def entered_items(I, inst, seq, items=None):
+    """The items of ``seq`` (or ``items`` taken from it); each one read from outside (so a
+    tensor becomes an input) when ``seq`` is an outside list or tuple: ``*outside`` spreads
+    and unpacking read its elements like ``outside[i]`` does."""
+    items = seq if items is None else items
     e = I.outside.get(id(seq))
     if e is not None and type(seq) in (list, tuple):
-        items = [I.enter(v, Provenance(ITEM, e[1], i), ev.READ_ITEM, inst, i, seq) for i, v in enumerate(items)]
-    f.stack.extend(reversed(items))
+        return [I.enter(v, Provenance(ITEM, e[1], i), ev.READ_ITEM, inst, i, seq) for i, v in enumerate(items)]
+    return items
+
+
+def entered_values(I, inst, m):
+    """``m`` itself, or for an outside dict a copy whose values were each read from outside."""
+    e = I.outside.get(id(m))
+    if e is None or type(m) is not dict:
+        return m
+    return {k: I.enter(v, Provenance(ITEM, e[1], k), ev.READ_ITEM, inst, k, m) for k, v in m.items()}
 
 
 @op("UNPACK_SEQUENCE")

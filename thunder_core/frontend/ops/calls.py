@@ -8,7 +8,7 @@ from ..code import PY
 from ..errors import refuse
 from ..frame import NULL
 from . import op
-from .build import _not_iterable, function_str
+from .build import _not_iterable, entered_items, entered_values, function_str
 
 FunctionType = types.FunctionType
 
@@ -84,11 +84,13 @@ else:
 @op("CALL_FUNCTION_EX")
 def call_function_ex(I, f, inst):
     s = f.stack
-    kwargs = s.pop() if inst.arg & 1 else None
+    kwargs = entered_values(I, inst, s.pop()) if inst.arg & 1 else None
     callargs = s.pop()
     top = s.pop()
     fn = s[-1] if PY >= (3, 13) else top
-    if type(callargs) is not tuple:
+    if type(callargs) is tuple or type(callargs) is list:
+        callargs = tuple(entered_items(I, inst, callargs))
+    else:
         if _not_iterable(callargs):
             raise TypeError(f"{function_str(fn)} argument after * must be an iterable, not {type(callargs).__name__}")
         callargs = tuple(callargs)
