@@ -151,7 +151,7 @@ class JittedFunction:
 
         reason = None
         if torch.is_grad_enabled() and autograd.needs_grad(trace):
-            s = autograd.split(trace)
+            s = autograd.split(trace, fusing=any(ex.claim is not None for ex in self._executors))
             if isinstance(s, str):
                 reason = s
             else:

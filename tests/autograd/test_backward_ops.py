@@ -59,6 +59,10 @@ CASES = {
     "embedding": (B.embedding_dense_backward, (rnd(2, 3, 4), torch.tensor([[0, 2, 2], [1, 0, 4]])),
                   {"num_weights": 5, "padding_idx": 2}),
     "sdpa_causal": (B.sdpa_backward, (ga, q, k, v), {"is_causal": True}),
+    "sdpa_forward": (B.sdpa_forward, (q, k, v), {"is_causal": True}),
+    "sdpa_backward_stats": (B.sdpa_backward_stats,
+                            (ga, q, k, v, *torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q, k, v, 0.0, True)),
+                            {"is_causal": True}),
 }
 
 
@@ -77,3 +81,16 @@ def test_batch_norm_backward_matches_eager_autograd():
                        {"training": True, "output_mask": (True, True, True)})
     for a, e in zip(got, want):
         torch.testing.assert_close(a, e)
+
+
+def test_training_attention_saves_its_statistics_instead_of_recomputing():
+    import thunder_core as tc
+
+    q, k, v = (torch.randn(2, 2, 8, 16, requires_grad=True) for _ in range(3))
+    jfn = tc.jit(lambda q, k, v: torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True))
+    jfn(q, k, v).sum().backward()
+    assert "sdpa_forward" in str(tc.last_traces(jfn)[-1])
+    assert "sdpa_backward_stats" in str(tc.last_backward_traces(jfn)[0])  # (executors may still decompose it)
+    with torch.no_grad():  # inference keeps the plain op
+        jfn(q, k, v)
+    assert "scaled_dot_product_attention(" in str(tc.last_traces(jfn)[-1])

@@ -17,6 +17,7 @@ import math
 from dataclasses import dataclass
 
 from ..ir import TensorProxy
+from ..transforms.remat import VIEWS
 
 
 @dataclass(frozen=True)
@@ -37,9 +38,22 @@ def _matmul_flops(bsym) -> float:
     return 2.0 * out * k
 
 
+def _attention_flops(matmuls, first=0):
+    """Attention doing ``matmuls`` products of L x S x E (query (..., L, E) is tensor argument
+    ``first``, key (..., S, E) the next)."""
+    def flops(bsym):
+        q, k = [x for x in bsym.flat_args if isinstance(x, TensorProxy)][first:first + 2]
+        return 2.0 * matmuls * math.prod(q.shape) * k.shape[-2]
+    return flops
+
+
 #: symbol id -> flops(bound symbol); default: one per output element
 FLOPS = {sid: _matmul_flops for sid in ("ltorch.matmul", "ltorch.mm", "ltorch.bmm", "ltorch.linear",
                                          "ltorch.addmm", "ltorch.baddbmm", "prims.matmul")}
+# attention: q k^T and p v forward; the backward kernel does 5 products, 2 more when it must
+# first recompute the forward's statistics (sdpa_backward, without them)
+FLOPS.update({"ltorch.scaled_dot_product_attention": _attention_flops(2), "ltorch.sdpa_forward": _attention_flops(2),
+              "ltorch.sdpa_backward_stats": _attention_flops(5, 1), "ltorch.sdpa_backward": _attention_flops(7, 1)})
 
 
 class CostModel:
@@ -72,7 +86,10 @@ class CostModel:
         return max(bytes_moved / (m.bandwidth_gbs * 1e3), flops / (m.flops_g * 1e3)) + m.launch_us
 
     def symbol_us(self, bsym, dispatch_us: float) -> float:
-        """One bound symbol run alone by an executor with this per-op overhead."""
+        """One bound symbol run alone by an executor with this per-op overhead (a view moves
+        no data: only the overhead)."""
+        if bsym.sym.id in VIEWS:
+            return self.machine.launch_us + dispatch_us
         moved = sum(_bytes(p) for p in {id(p): p for p in (*bsym.flat_args, *bsym.flat_outs)
                                         if isinstance(p, TensorProxy)}.values())
         return self.kernel_us(moved, self.flops(bsym)) + dispatch_us

@@ -9,7 +9,9 @@ mean and rstd, attention's logsumexp) are recomputed from the saved input: one r
 (or one attention pass) instead of a forward that would have to return them.
 
 Gradients of several arguments come out as one tuple holding only those ``output_mask``
-asks for (a trace output cannot be None).
+asks for (a trace output cannot be None). Ops tagged ``"fusible"`` are elementwise or
+normalisation math a fusing executor can generate code for (not attention, convolution or
+embedding backward, which stay library kernels).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import torch
 import torch.nn.functional as _F
 
 from ..ir import tensor_proxy
-from .registry import T, torch_op
+from .registry import F, T, torch_op
 
 aten = torch.ops.aten
 _LOW = (torch.float16, torch.bfloat16)
@@ -48,20 +50,20 @@ def _lead_sum(g, ndim_kept):
 # ---------------------------------------------------------------- softmaxes and activations
 
 @torch_op(name="softmax_backward", inputs=("grad_output", "output"),
-          impl=lambda a, k: aten._softmax_backward_data(a[0], a[1], a[2], a[1].dtype))
+          impl=lambda a, k: aten._softmax_backward_data(a[0], a[1], a[2], a[1].dtype), tags=("fusible",))
 def softmax_backward(grad_output, output, dim):
     """The input gradient of ``y = softmax(x, dim)`` from ``y``: ``y * (g - sum(g * y))``."""
     return output * (grad_output - T.sum(grad_output * output, dim, keepdim=True))
 
 
 @torch_op(name="log_softmax_backward", inputs=("grad_output", "output"),
-          impl=lambda a, k: aten._log_softmax_backward_data(a[0], a[1], a[2], a[1].dtype))
+          impl=lambda a, k: aten._log_softmax_backward_data(a[0], a[1], a[2], a[1].dtype), tags=("fusible",))
 def log_softmax_backward(grad_output, output, dim):
     """The input gradient of ``y = log_softmax(x, dim)`` from ``y``: ``g - exp(y) * sum(g)``."""
     return grad_output - T.exp(output) * T.sum(grad_output, dim, keepdim=True)
 
 
-@torch_op(aten.gelu_backward, inputs=("grad_output", "self"))
+@torch_op(aten.gelu_backward, inputs=("grad_output", "self"), tags=("fusible",))
 def gelu_backward(grad_output, self, *, approximate="none"):
     """``g * d gelu(x) / dx`` (exact or tanh-approximated)."""
     x = self
@@ -74,26 +76,26 @@ def gelu_backward(grad_output, self, *, approximate="none"):
     return grad_output * (cdf + x * pdf)
 
 
-@torch_op(aten.silu_backward, inputs=("grad_output", "self"))
+@torch_op(aten.silu_backward, inputs=("grad_output", "self"), tags=("fusible",))
 def silu_backward(grad_output, self):
     """``g * s * (1 + x * (1 - s))`` with ``s = sigmoid(x)``."""
     s = T.sigmoid(self)
     return grad_output * s * (1 + self * (1 - s))
 
 
-@torch_op(aten.tanh_backward, inputs=("grad_output", "output"))
+@torch_op(aten.tanh_backward, inputs=("grad_output", "output"), tags=("fusible",))
 def tanh_backward(grad_output, output):
     """``g * (1 - y**2)`` from ``y = tanh(x)``."""
     return grad_output * (1 - output * output)
 
 
-@torch_op(aten.sigmoid_backward, inputs=("grad_output", "output"))
+@torch_op(aten.sigmoid_backward, inputs=("grad_output", "output"), tags=("fusible",))
 def sigmoid_backward(grad_output, output):
     """``g * y * (1 - y)`` from ``y = sigmoid(x)``."""
     return grad_output * output * (1 - output)
 
 
-@torch_op(aten.threshold_backward, inputs=("grad_output", "self", "threshold"))
+@torch_op(aten.threshold_backward, inputs=("grad_output", "self", "threshold"), tags=("fusible",))
 def threshold_backward(grad_output, self, threshold):
     """``g`` where ``self > threshold``, else 0 (relu's backward, from its output)."""
     return T.where(self <= threshold, 0.0, grad_output)
@@ -111,7 +113,8 @@ def _layer_norm_backward_impl(args, kwargs):
     return _masked((gi, gw, gb), mask)
 
 
-@torch_op(name="layer_norm_backward", inputs=("grad_output", "input", "weight", "eps"), impl=_layer_norm_backward_impl)
+@torch_op(name="layer_norm_backward", inputs=("grad_output", "input", "weight", "eps"), impl=_layer_norm_backward_impl,
+          tags=("fusible",))
 def layer_norm_backward(grad_output, input, normalized_shape, weight=None, eps=1e-05, *,
                         output_mask=(True, False, False)):
     """Gradients of ``F.layer_norm`` for (input, weight, bias) where ``output_mask`` holds,
@@ -147,7 +150,7 @@ def _batch_norm_backward_impl(args, kwargs):
 
 
 @torch_op(name="batch_norm_backward", inputs=("grad_output", "input", "weight", "running_mean", "running_var", "eps"),
-          impl=_batch_norm_backward_impl)
+          impl=_batch_norm_backward_impl, tags=("fusible",))
 def batch_norm_backward(grad_output, input, weight=None, running_mean=None, running_var=None, eps=1e-05, *,
                         training, output_mask=(True, False, False)):
     """Gradients of ``F.batch_norm`` for (input, weight, bias) where ``output_mask`` holds: with
@@ -192,7 +195,8 @@ def _rms_norm_backward_impl(args, kwargs):
     return _masked((gi, gw), mask)
 
 
-@torch_op(name="rms_norm_backward", inputs=("grad_output", "input", "weight", "eps"), impl=_rms_norm_backward_impl)
+@torch_op(name="rms_norm_backward", inputs=("grad_output", "input", "weight", "eps"), impl=_rms_norm_backward_impl,
+          tags=("fusible",))
 def rms_norm_backward(grad_output, input, normalized_shape, weight=None, eps=None, *, output_mask=(True, False)):
     """Gradients of ``F.rms_norm`` for (input, weight) where ``output_mask`` holds (rstd recomputed)."""
     dims, x, g = _trailing(input, normalized_shape), _wide(input), _wide(grad_output)
@@ -286,6 +290,54 @@ def sdpa_backward(grad_output, query, key, value, attn_mask=None, scale=None, *,
     gq = T.matmul(gs, k)
     gk = T.matmul(gs.transpose(-2, -1), query)
     return gq, _heads_summed(gk, key), _heads_summed(gv, value)
+
+
+def _sdpa_forward_impl(args, kwargs):
+    q, k, v, mask, scale = (list(args) + [None, None])[:5]
+    return aten._scaled_dot_product_flash_attention_for_cpu(q, k, v, 0.0, kwargs.get("is_causal", False),
+                                                             attn_mask=mask, scale=scale)
+
+
+def _sdpa_forward_meta(query, key, value, attn_mask=None, scale=None, *, is_causal=False):
+    out = tensor_proxy((*query.shape[:-1], value.shape[-1]), query.dtype, query.device,
+                       any(t.requires_grad for t in (query, key, value)))
+    lse_dtype = torch.float64 if query.dtype == torch.float64 else torch.float32
+    return out, tensor_proxy(query.shape[:-1], lse_dtype, query.device)  # statistics: never differentiated
+
+
+@torch_op(name="sdpa_forward", inputs=("query", "key", "value", "attn_mask", "scale"), impl=_sdpa_forward_impl,
+          meta=_sdpa_forward_meta)
+def sdpa_forward(query, key, value, attn_mask=None, scale=None, *, is_causal=False):
+    """``F.scaled_dot_product_attention`` (no dropout, 4-d, same head count) that also returns the
+    rows' logsumexp: what training records instead, so the backward need not recompute it."""
+    out = F.scaled_dot_product_attention(query, key, value, attn_mask=attn_mask, is_causal=is_causal, scale=scale)
+    s = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
+    scores = T.matmul(_wide(query), _wide(key).transpose(-2, -1)) * s
+    if is_causal:
+        attn_mask = T.ones(query.shape[-2], key.shape[-2], dtype=torch.bool, device=query.device).tril()
+    if attn_mask is not None:
+        scores = T.where(attn_mask, scores, float("-inf")) if attn_mask.dtype == torch.bool else scores + attn_mask
+    return out, T.logsumexp(scores, -1).detach()
+
+
+def _sdpa_backward_stats_impl(args, kwargs):
+    g, q, k, v, out, lse, mask, scale = (list(args) + [None, None])[:8]
+    return tuple(aten._scaled_dot_product_flash_attention_for_cpu_backward(
+        g, q, k, v, out, lse, 0.0, kwargs.get("is_causal", False), attn_mask=mask, scale=scale))
+
+
+def _sdpa_backward_stats_meta(grad_output, query, key, value, output, logsumexp, attn_mask=None, scale=None, *,
+                              is_causal=False):
+    return tuple(tensor_proxy(t.shape, t.dtype, t.device) for t in (query, key, value))
+
+
+@torch_op(name="sdpa_backward_stats", impl=_sdpa_backward_stats_impl, meta=_sdpa_backward_stats_meta,
+          inputs=("grad_output", "query", "key", "value", "output", "logsumexp", "attn_mask", "scale"))
+def sdpa_backward_stats(grad_output, query, key, value, output, logsumexp, attn_mask=None, scale=None, *,
+                        is_causal=False):
+    """(query, key, value) gradients of :func:`sdpa_forward` from its saved output and logsumexp
+    (the CPU flash-attention backward kernel; the decomposition recomputes the weights)."""
+    return sdpa_backward(grad_output, query, key, value, attn_mask, scale, is_causal=is_causal)
 
 
 # ---------------------------------------------------------------- convolution and indexing (no decomposition)

@@ -55,19 +55,20 @@ def differentiable_outputs(trace: Trace) -> list:
     return out
 
 
-def split(trace: Trace) -> Split | str:
-    """A :class:`Split` of ``trace``, or a string saying why it cannot be split."""
+def split(trace: Trace, fusing: bool = True) -> Split | str:
+    """A :class:`Split` of ``trace``, or a string saying why it cannot be split. ``fusing``:
+    an executor will fuse the backward, so recomputing elementwise ops there is cheap."""
     joint = functionalize(trace)
     if isinstance(joint, str):
         return joint
-    joint = expand(joint)
+    joint = expand(augment(joint))
     for b in joint.bound_symbols:
         if "random" in b.sym.tags and _vjp.rule_for(b.sym.id, b) is None and any(
                 isinstance(p, TensorProxy) and p.requires_grad for p in b.flat_outs):
             # the fallback would re-run the op in the backward and draw different numbers
             where = f" at {b.source[0]}:{b.source[1]}" if b.source else ""
             return f"{b.sym.id}{where} is random and has neither a VJP rule nor a decomposition"
-    return build(joint)
+    return build(joint, fusing)
 
 
 # ---------------------------------------------------------------- 1. functionalize
@@ -202,6 +203,33 @@ def _sub_bsym(b, rename):
 
 # ---------------------------------------------------------------- 2. expand
 
+def augment(trace: Trace) -> Trace:
+    """Record the training forward (``vjp.FORWARD``) of calls that need gradients: the same
+    output plus statistics the backward would otherwise recompute."""
+    new = trace.derive(bound_symbols=[])
+    rename: dict[int, object] = {}
+    for b in trace.bound_symbols:
+        if rename:
+            b = _sub_bsym(b, rename)
+        fwd = _vjp.forward_of(b.sym.id)
+        if fwd is None or not any(isinstance(p, TensorProxy) and p.requires_grad for p in b.flat_outs):
+            new.bound_symbols.append(b)
+            continue
+        with tracing(new), new.at_source(b.source):
+            out = fwd(b)
+        if out is None:
+            new.bound_symbols.append(b)
+            continue
+        old_outs, new_outs = b.flat_outs, flat_proxies(out[0])
+        if [(p.shape, p.dtype) for p in old_outs] != [(p.shape, p.dtype) for p in new_outs]:
+            raise TypeError(f"The training forward of {b.sym.id} returned {out[0]!r}, which does not match the "
+                            f"call's output {b.output!r}.")
+        rename.update((id(o), n) for o, n in zip(old_outs, new_outs))
+    new.output = _sub(trace.output, rename)
+    return new
+
+
+
 def expand(trace: Trace) -> Trace:
     """Replace bound symbols that need a gradient and have no VJP rule by their subsymbols."""
     out: list = []
@@ -221,7 +249,7 @@ def expand(trace: Trace) -> Trace:
 
 # ---------------------------------------------------------------- 3. backward
 
-def build(joint: Trace) -> Split:
+def build(joint: Trace, fusing: bool = True) -> Split:
     from .remat import choose_saved
 
     bwd = joint.derive(name="backward", args=[], kwargs={}, bound_symbols=[], output=None)
@@ -260,7 +288,7 @@ def build(joint: Trace) -> Split:
         if id(p) not in defined and id(p) not in seen:
             seen.add(id(p))
             needed.append(p)
-    saved, recompute = choose_saved(joint, needed)
+    saved, recompute = choose_saved(joint, needed, fusing, bwd_syms)
     # the backward sees forward values as plain (detached) tensors: requires_grad off everywhere
     m: dict[int, object] = {}
     bwd.bound_symbols = [_no_grad_bsym(b, m) for b in recompute + bwd_syms]

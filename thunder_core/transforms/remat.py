@@ -24,20 +24,35 @@ from ..ir import TensorProxy
 
 __all__ = ["choose_saved", "recomputable", "RECOMPUTABLE_FAMILIES", "saved_bytes"]
 
-#: torch-level op families cheap enough to run again in the backward
+#: torch-level op families cheap enough to run again in a *fused* backward, where a recomputed
+#: elementwise op costs no memory traffic of its own
 RECOMPUTABLE_FAMILIES = {"ltorch_elementwise", "ltorch_activations", "ltorch_conversions", "ltorch_shape"}
 _RECOMPUTABLE_PRIMS = {"broadcast_in_dim", "convert_element_type", "reshape", "squeeze", "transpose", "slice",
                        "where"}
+#: ops that only make a view (no data moves): free to recompute even op by op
+VIEWS = {f"ltorch.{n}" for n in ("view reshape view_as reshape_as flatten unflatten unsqueeze squeeze permute "
+                                 "transpose swapaxes swapdims t movedim expand expand_as broadcast_to split "
+                                 "split_with_sizes chunk unbind select narrow detach").split()} | \
+    {f"prims.{n}" for n in ("broadcast_in_dim", "reshape", "squeeze", "transpose", "slice")}
+#: copies, never worth recomputing
+_COPIES = {"ltorch.contiguous", "ltorch.clone"}
 _INF = 1 << 62
 
 
-def recomputable(bsym) -> bool:
+def recomputable(bsym, fusing: bool = True) -> bool:
+    """May the backward run ``bsym`` again instead of getting its output saved? Views always;
+    elementwise math only when an executor fuses the backward (``fusing``): op by op, a
+    recomputed elementwise op is a full extra pass over memory, slower than eager."""
     from ..ops.prims_elementwise import BINARY, UNARY
     from ..ops.registry import OPDEFS
 
-    if bsym.sym.tags & {"random", "inplace", "opaque"}:
-        return False
     sid = bsym.sym.id
+    if bsym.sym.tags & {"random", "inplace", "opaque"} or sid in _COPIES:
+        return False
+    if sid in VIEWS:
+        return True
+    if not fusing:
+        return False
     if sid.startswith("prims."):
         name = sid[6:]
         return name in UNARY or name in BINARY or name in _RECOMPUTABLE_PRIMS
@@ -53,13 +68,44 @@ def saved_bytes(saved) -> int:
     return sum(nbytes(p) for p in saved)
 
 
-def choose_saved(joint, needed) -> tuple[list, list]:
+def fusible(bsym) -> bool:
+    """Could a fusing executor compute ``bsym`` inside a fused kernel (as opposed to a library
+    kernel such as a matmul, which reads its inputs from memory)?"""
+    from ..ops.registry import OPDEFS
+
+    od = OPDEFS.get(bsym.sym.id)
+    return recomputable(bsym) or "fusible" in bsym.sym.tags or (
+        od is not None and od.family in ("ltorch_reduction", "ltorch_norm"))
+
+
+def materialized(backward, producer) -> set:
+    """Ids of the values the backward ``backward`` hands to non-fusible ops (matmuls...),
+    following views back to what they view: these exist in memory whatever happens, so
+    recomputing them would only add a pass over memory (AOTAutograd bans it too)."""
+    made_in_backward = {id(o): b for b in backward for o in b.flat_outs}
+    stack = [p for b in backward if not fusible(b) for p in b.flat_args if isinstance(p, TensorProxy)]
+    out = set()
+    while stack:
+        p = stack.pop()
+        if id(p) in out:
+            continue
+        out.add(id(p))
+        b = made_in_backward.get(id(p)) or producer.get(id(p))
+        if b is not None and b.sym.id in VIEWS:
+            stack += [a for a in b.flat_args if isinstance(a, TensorProxy)]
+    return out
+
+
+def choose_saved(joint, needed, fusing: bool = True, backward=()) -> tuple[list, list]:
     """(values to save, forward bound symbols to recompute at the start of the backward)
-    such that the backward can obtain every value in ``needed``."""
+    such that the backward can obtain every value in ``needed``; ``fusing``: see recomputable;
+    ``backward``: the backward's bound symbols (values they hand to library kernels are saved
+    rather than recomputed)."""
     producer = {}
     for b in joint.bound_symbols:
         for o in b.flat_outs:
             producer[id(o)] = b
+    banned = materialized(backward, producer) if fusing else set()
     alive = {id(p) for p in (*joint.args, *joint.kwargs.values())}
     from ..ir import flat_proxies
 
@@ -87,7 +133,7 @@ def choose_saved(joint, needed) -> tuple[list, list]:
         cost = 1 if id(p) in alive else nbytes(p) + 1
         g.edge(2 * k, 2 * k + 1, cost)
         b = producer.get(id(p))
-        if b is None or not recomputable(b) or any(not isinstance(a, TensorProxy) and id(a) in producer
+        if b is None or not recomputable(b, fusing) or (id(p) in banned and b.sym.id not in VIEWS) or any(not isinstance(a, TensorProxy) and id(a) in producer
                                                    for a in b.flat_args):
             g.edge(src, 2 * k, _INF)
         else:

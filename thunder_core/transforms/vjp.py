@@ -36,14 +36,27 @@ from ..ir import Symbol, TensorProxy, tensor_proxy
 from ..ir.printing import NAMESPACES
 from ..ir.proxies import flat_proxies
 
-__all__ = ["VJP", "vjp", "rule_for", "sum_to", "torch_vjp", "zeros_for"]
+__all__ = ["VJP", "FORWARD", "vjp", "forward_for_grad", "rule_for", "sum_to", "torch_vjp", "zeros_for"]
 
 #: symbol id -> rule(bound_symbol, *cotangents) -> gradients parallel to the positional args.
 VJP: dict[str, Callable] = {}
 #: symbol id -> applies(bound_symbol) -> bool, for rules that only cover some calls; the
 #: other calls are differentiated through the symbol's decomposition.
 APPLIES: dict[str, Callable] = {}
+#: symbol id -> forward(bound_symbol) for calls that need gradients: records (with symbols)
+#: a replacement whose first output is the call's output and whose other outputs are
+#: statistics its VJP rule wants (attention's logsumexp), or returns None to keep the call.
+FORWARD: dict[str, Callable] = {}
 _loaded = False
+
+
+def forward_for_grad(*ids: str):
+    """Register the decorated function as the training forward of the symbols ``ids`` (see FORWARD)."""
+    def register(fn):
+        for sid in ids:
+            FORWARD[sid] = fn
+        return fn
+    return register
 
 
 def vjp(*ids: str, applies: Callable | None = None):
@@ -60,6 +73,13 @@ def vjp(*ids: str, applies: Callable | None = None):
                 APPLIES[sid] = applies
         return rule
     return register
+
+
+def forward_of(sid: str):
+    """The training forward of symbol ``sid`` (see FORWARD) or None."""
+    if not _loaded:
+        _load()
+    return FORWARD.get(sid)
 
 
 def rule_for(sid: str, bsym=None):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..ops import ltorch_backward as B
 from ..ops.ltorch_loss import _mode
 from ..ops.registry import T
-from .vjp import sum_to, torch_vjp_rule, vjp
+from .vjp import forward_for_grad, sum_to, torch_vjp_rule, vjp
 from .vjp_ltorch import args_of, is_tensor, value
 
 
@@ -112,6 +112,25 @@ def _(b, g):
     kw = {k_: v_ for k_, v_ in b.kwargs.items() if k_ in ("is_causal", "enable_gqa")}
     gq, gk, gv = B.sdpa_backward(g, q, k, v, mask, scale, **kw)
     return (gq, gk, gv, None, None, None)[:len(b.args)]
+
+
+@forward_for_grad("ltorch.scaled_dot_product_attention")
+def _(b):
+    """Training records the attention with its logsumexp (when the CPU flash kernel takes it),
+    so the backward kernel gets it instead of running the forward again."""
+    q, k, v, mask, p, scale = args_of(b, None, None, None, None, 0.0, None)
+    if not _no_dropout(b) or b.kwargs.get("enable_gqa") or is_tensor(scale) or \
+            not B._flash_ok(q, k, v, mask, False) or (is_tensor(mask) and mask.requires_grad):
+        return None
+    return B.sdpa_forward(q, k, v, mask, scale, is_causal=b.kwargs.get("is_causal", False))
+
+
+@vjp("ltorch.sdpa_forward")
+def _(b, g, _lse_cotangent):
+    q, k, v, mask, scale = args_of(b, None, None, None, None, None)
+    out, lse = b.output
+    gq, gk, gv = B.sdpa_backward_stats(g, q, k, v, out, lse, mask, scale, is_causal=b.kwargs.get("is_causal", False))
+    return (gq, gk, gv, None, None)[:len(b.args)]
 
 
 def _is_zero(p):

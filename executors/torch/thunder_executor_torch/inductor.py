@@ -20,7 +20,7 @@ from thunder_core.ir import Proxy, TensorProxy
 
 #: op families (ops/ltorch_<family>.py) whose symbols inductor fuses
 FUSIBLE_FAMILIES = {"ltorch_elementwise", "ltorch_activations", "ltorch_conversions", "ltorch_reduction",
-                    "ltorch_shape", "ltorch_norm"}
+                    "ltorch_shape"}
 #: per-call overhead of a compiled region on CPU (Python wrapper, guards), µs
 DISPATCH_US = 40.0
 _COMPILED: dict = {}  # region signature -> compiled callable
@@ -30,7 +30,8 @@ def _fusible(bsym) -> bool:
     from thunder_core.ops.registry import OPDEFS
 
     d = OPDEFS.get(bsym.sym.id)
-    return (d is not None and d.family in FUSIBLE_FAMILIES
+    # (symbols tagged "fusible": e.g. the elementwise backward ops of ops/ltorch_backward.py)
+    return (d is not None and (d.family in FUSIBLE_FAMILIES or "fusible" in bsym.sym.tags)
             and not bsym.sym.tags & {"random", "inplace", "opaque"} and bsym.sym.id != "ltorch.contiguous")
 
 
