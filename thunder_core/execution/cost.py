@@ -56,6 +56,16 @@ FLOPS.update({"ltorch.scaled_dot_product_attention": _attention_flops(2), "ltorc
               "ltorch.sdpa_backward_stats": _attention_flops(5, 1), "ltorch.sdpa_backward": _attention_flops(7, 1)})
 
 
+#: symbol id -> extra bytes(bound symbol) its kernel moves beyond its inputs and outputs: the
+#: backward ops that re-read their input to recompute forward statistics
+def _input_again(bsym):
+    return float(_bytes(bsym.args[1])) if len(bsym.args) > 1 and isinstance(bsym.args[1], TensorProxy) else 0.0
+
+
+EXTRA_BYTES = {sid: _input_again for sid in ("ltorch.layer_norm_backward", "ltorch.rms_norm_backward",
+                                             "ltorch.batch_norm_backward")}
+
+
 class CostModel:
     """Estimates with this machine's constants: ``machine`` if given, else the calibration
     stored by ``python -m thunder_core calibrate``, else defaults."""
@@ -92,6 +102,9 @@ class CostModel:
             return self.machine.launch_us + dispatch_us
         moved = sum(_bytes(p) for p in {id(p): p for p in (*bsym.flat_args, *bsym.flat_outs)
                                         if isinstance(p, TensorProxy)}.values())
+        extra = EXTRA_BYTES.get(bsym.sym.id)
+        if extra is not None:
+            moved += extra(bsym)
         return self.kernel_us(moved, self.flops(bsym)) + dispatch_us
 
     def region_us(self, bsyms, boundary, dispatch_us: float) -> float:

@@ -135,6 +135,52 @@ def layer_norm_backward(grad_output, input, normalized_shape, weight=None, eps=1
     return tuple(outs)
 
 
+def _layer_norm_forward_impl(args, kwargs):
+    x, w, bias, eps = (list(args) + [None, None, 1e-05])[:4]
+    return aten.native_layer_norm(x, kwargs["normalized_shape"], w, bias, eps)
+
+
+def _stats_shape(input, normalized_shape):
+    return (*input.shape[:input.ndim - len(normalized_shape)], *(1,) * len(normalized_shape))
+
+
+def _layer_norm_forward_meta(input, weight=None, bias=None, eps=1e-05, *, normalized_shape):
+    grad = any(t is not None and t.requires_grad for t in (input, weight, bias))
+    stats = _stats_shape(input, normalized_shape)
+    dt = torch.float32 if input.dtype in _LOW else input.dtype
+    return (tensor_proxy(input.shape, input.dtype, input.device, grad), tensor_proxy(stats, dt, input.device),
+            tensor_proxy(stats, dt, input.device))
+
+
+@torch_op(name="layer_norm_forward", inputs=("input", "weight", "bias", "eps"), impl=_layer_norm_forward_impl,
+          meta=_layer_norm_forward_meta)
+def layer_norm_forward(input, weight=None, bias=None, eps=1e-05, *, normalized_shape):
+    """``F.layer_norm`` that also returns the mean and reciprocal standard deviation it used
+    (shaped to broadcast against the input): what training records, like eager's
+    ``native_layer_norm``, so the backward need not recompute them."""
+    out = F.layer_norm(input, normalized_shape, weight, bias, eps)
+    dims, x = _trailing(input, normalized_shape), _wide(input)
+    mean = T.mean(x, dims, keepdim=True)
+    rstd = T.rsqrt(T.mean((x - mean) * (x - mean), dims, keepdim=True) + eps)
+    return out, mean.detach(), rstd.detach()
+
+
+def _layer_norm_backward_stats_impl(args, kwargs):
+    g, x, mean, rstd, w, bias = (list(args) + [None, None])[:6]
+    mask = kwargs.get("output_mask", (True, False, False))
+    return _masked(aten.native_layer_norm_backward(g, x, kwargs["normalized_shape"], mean, rstd, w, bias, list(mask)),
+                   mask)
+
+
+@torch_op(name="layer_norm_backward_stats", inputs=("grad_output", "input", "mean", "rstd", "weight", "bias"),
+          impl=_layer_norm_backward_stats_impl, tags=("fusible",))
+def layer_norm_backward_stats(grad_output, input, mean, rstd, weight=None, bias=None, *, normalized_shape,
+                              output_mask=(True, False, False)):
+    """Gradients of :func:`layer_norm_forward` for (input, weight, bias) where ``output_mask``
+    holds, from its saved statistics (eager's kernel; the decomposition recomputes them)."""
+    return layer_norm_backward(grad_output, input, normalized_shape, weight, output_mask=output_mask)
+
+
 def _batch_norm_backward_impl(args, kwargs):
     g, x, w, rm, rv, eps = (list(args) + [None] * 6)[:6]
     eps = 1e-05 if eps is None else eps

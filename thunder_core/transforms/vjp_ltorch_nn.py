@@ -81,6 +81,25 @@ def _(b, g):
     return _norm_grads(b, g, B.layer_norm_backward, 2)
 
 
+@forward_for_grad("ltorch.layer_norm")
+def _(b):
+    """Training records layer_norm with its mean and rstd, as eager does, for the backward kernel."""
+    x, w, bias, eps = args_of(b, None, None, None, 1e-05)
+    if is_tensor(eps) or x.device.type != "cpu":
+        return None
+    return B.layer_norm_forward(x, w, bias, eps, normalized_shape=tuple(b.kwargs["normalized_shape"]))
+
+
+@vjp("ltorch.layer_norm_forward")
+def _(b, g, _mean_cotangent, _rstd_cotangent):
+    x, w, bias, eps = args_of(b, None, None, None, 1e-05)
+    _, mean, rstd = b.output
+    mask = (x.requires_grad, is_tensor(w) and w.requires_grad, is_tensor(bias) and bias.requires_grad)
+    outs = iter(B.layer_norm_backward_stats(g, x, mean, rstd, w, bias, normalized_shape=b.kwargs["normalized_shape"],
+                                            output_mask=mask))
+    return (*(next(outs) if m else None for m in mask), None)[:len(b.args)]
+
+
 @vjp("ltorch.rms_norm")
 def _(b, g):
     return _norm_grads(b, g, B.rms_norm_backward, 1)
