@@ -165,7 +165,7 @@ class JittedFunction:
                     t, i, _, _ = partition(trace, self._executors)
                     return t.python_callable(i)
 
-                runner = AutogradRunner(fwd.python_callable(impls), bwd.python_callable(bimpls), s, joint)
+                runner = AutogradRunner(fwd.python_callable(impls), bwd.python_callable(bimpls, boxed=True), s, joint)
                 return (runner, [s.joint, s.forward, fwd], [s.backward, bwd], {**owner, **bowner},
                         _Explained(fexp, bexp, None))
         exec_trace, impls, owner, explanation = partition(trace, self._executors)

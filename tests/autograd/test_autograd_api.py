@@ -269,3 +269,32 @@ def test_a_plugin_rule_is_used(monkeypatch):
     jf(x).sum().backward()
     torch.testing.assert_close(x.grad, 2 * x.exp())
     assert calls == ["ltorch.exp"]
+
+
+def test_modifying_a_saved_tensor_before_backward_is_an_error_as_in_eager():
+    def f(x, w):
+        return (x * w).sum()  # saves x and w
+
+    x, w = leaves((3,), (3,))
+    for fn in (f, tc.jit(f)):
+        out = fn(x, w)
+        with torch.no_grad():
+            x.add_(1)  # a leaf that requires grad, modified outside autograd
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            out.backward()
+
+
+def test_backward_frees_saved_activations_as_it_goes():
+    # the boxed backward empties its input list: after the call nothing outside holds them
+    from thunder_core.ir import Trace, tracing
+    from thunder_core.ir.trace import render
+    from thunder_core.testing.opcheck import torch_impls
+
+    t = Trace("bwd")
+    a, b = t.add_input(torch.randn(4)), t.add_input(torch.randn(4))
+    with tracing(t):
+        t.output = (a * 2, b * 3)
+    args = [torch.ones(4), torch.ones(4)]
+    out = t.python_callable(torch_impls(), boxed=True)(args)
+    assert args == [] and out[0].tolist() == [2.0] * 4
+    assert "  del t0" in render(t, free=True, boxed=True)[0]  # each input dropped after its last use

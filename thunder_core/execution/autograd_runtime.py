@@ -6,9 +6,14 @@ require grad hang off one autograd node whose backward runs the compiled backwar
 ``grad_outputs`` for non-scalar outputs and outputs that do not require grad behave as in
 eager: PyTorch's engine drives them, we only supply the node.
 
-Saved tensors go through ``ctx.save_for_backward``: PyTorch frees them after a backward
-without ``retain_graph`` (a second backward then fails as in eager) and detects in-place
-changes of a saved tensor between forward and backward.
+Saved values: those that are outputs of the node go through ``ctx.save_for_backward`` (which
+avoids a reference cycle through the output's ``grad_fn``); the others (activations) are kept
+on the node with their version counters. A backward that does not keep the graph (no
+``retain_graph``) takes them off the node and hands them to the compiled backward in one list
+it empties (``python_callable(boxed=True)``), which drops each after its last use: activations
+are freed as the backward goes, as in eager, instead of when it ends. A second backward then
+fails as in eager, and a saved tensor modified in place before the backward is an error, as
+in eager.
 
 Double backward (``create_graph=True``): the backward trace's ops are not recorded, so the
 node re-runs the forward of the original trace under PyTorch's autograd from the saved
@@ -49,6 +54,23 @@ def _rebuild(x, it):
     return x
 
 
+def _keep_graph() -> bool:
+    """Does the running backward keep the graph (retain_graph)? True when it cannot be asked."""
+    ask = getattr(torch._C._autograd, "_get_current_graph_task_keep_graph", None)
+    try:
+        return True if ask is None else bool(ask())
+    except RuntimeError:  # not inside a graph task
+        return True
+
+
+def _check_versions(stash, versions):
+    for t, v in zip(stash, versions):
+        if v is not None and t._version != v:
+            raise RuntimeError(f"one of the variables needed for gradient computation has been modified by an "
+                               f"inplace operation: [{t.type()} {list(t.shape)}] is at version {t._version}; "
+                               f"expected version {v} instead (a tensor the jitted function's backward saved).")
+
+
 class _Node(torch.autograd.Function):
     @staticmethod
     def forward(ctx, runner, holder, *inputs):
@@ -59,8 +81,11 @@ class _Node(torch.autograd.Function):
         ctx.runner = runner
         ctx.inputs = inputs
         ctx.versions = [x._version if isinstance(x, torch.Tensor) else None for x in inputs]
-        ctx.others = [s for s, t in zip(saved, runner.saved_is_tensor) if not t]
-        ctx.save_for_backward(*[s for s, t in zip(saved, runner.saved_is_tensor) if t])
+        kinds = runner.saved_kind
+        ctx.save_for_backward(*[s for s, k in zip(saved, kinds) if k == "output"])
+        ctx.stash = [s for s, k in zip(saved, kinds) if k != "output"]
+        ctx.stash_versions = [s._version if k == "tensor" else None for s, k in zip(ctx.stash, (
+            k for k in kinds if k != "output"))]
         nondiff = [u for u, d in zip(unique, runner.differentiable) if not d]
         if nondiff:
             ctx.mark_non_differentiable(*nondiff)
@@ -72,9 +97,20 @@ class _Node(torch.autograd.Function):
         cts = [g for g, d in zip(grads, runner.differentiable) if d]
         if torch.is_grad_enabled():
             return (None, None, *runner.double_backward(ctx, cts))
-        tensors, others = iter(ctx.saved_tensors), iter(ctx.others)
-        saved = [next(tensors) if t else next(others) for t in runner.saved_is_tensor]
-        result = runner.backward(*saved, *cts)
+        stash = ctx.stash
+        if stash is None:
+            raise RuntimeError("Trying to backward through the graph a second time (or directly access saved tensors "
+                               "after they have already been freed). Saved intermediate values of the graph are freed "
+                               "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+                               "backward through the graph a second time or if you need to access saved tensors after "
+                               "calling backward.")
+        _check_versions(stash, ctx.stash_versions)  # (a loop here would keep its last tensor alive)
+        outputs, rest = iter(ctx.saved_tensors), iter(stash)
+        saved = [next(outputs) if k == "output" else next(rest) for k in runner.saved_kind]
+        if not _keep_graph():
+            ctx.stash = stash = rest = None  # the backward's list is now the only reference: freed as it goes
+        saved += cts
+        result = runner.backward(saved)
         return (None, None, *result)
 
 
@@ -82,7 +118,7 @@ class AutogradRunner:
     """The computation callable of a compile that needs gradients.
 
     :param forward: compiled forward trace, ``(*inputs) -> (output, saved)``.
-    :param backward: compiled backward trace, ``(*saved, *cotangents) -> grads per input``.
+    :param backward: compiled backward trace, boxed: ``([*saved, *cotangents]) -> grads per input``.
     :param split: the :class:`~thunder_core.transforms.autograd.Split` they came from.
     :param joint: ``() -> callable`` making the original trace's callable (for double backward).
     """
@@ -98,7 +134,9 @@ class AutogradRunner:
         self.unique = sorted(first.values())              # leaf positions the node returns
         self.slots = [self.unique.index(first[id(p)]) for p in flat]
         self.differentiable = [flat[k].requires_grad for k in self.unique]
-        self.saved_is_tensor = [isinstance(p, TensorProxy) for p in split.saved]
+        outs = {id(p) for p in flat}
+        self.saved_kind = ["output" if id(p) in outs else "tensor" if isinstance(p, TensorProxy) else "other"
+                           for p in split.saved]
         self.input_requires_grad = [isinstance(p, TensorProxy) and p.requires_grad
                                     for p in (*split.joint.args, *split.joint.kwargs.values())]
 

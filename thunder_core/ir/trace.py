@@ -194,15 +194,17 @@ class Trace:
     def __repr__(self) -> str:
         return f"<Trace {self.name!r}: {len(self.args) + len(self.kwargs)} inputs, {len(self.bound_symbols)} bound symbols>"
 
-    def python_callable(self, impls: Mapping[str, Callable] | None = None) -> Callable:
+    def python_callable(self, impls: Mapping[str, Callable] | None = None, boxed: bool = False) -> Callable:
         """Compile the printed source once and return the function it defines.
 
         ``impls`` maps symbol id -> implementation; each call in the trace runs its symbol's
         implementation. Without ``impls`` the calls go to the symbols themselves, so calling
         the function inside ``tracing(other)`` records the program again. Tracebacks show
-        the printed trace's lines.
+        the printed trace's lines. ``boxed``: the function takes one list of the inputs and
+        empties it, and drops each input after its last use, so the caller need not keep
+        them alive (how a backward frees saved activations as it goes, like eager's).
         """
-        source = "\n".join(render(self, free=True)[0]) + "\n"
+        source = "\n".join(render(self, free=True, boxed=boxed)[0]) + "\n"
         namespaces: dict[str, dict[str, Callable]] = {}
         bare: dict[str, Callable] = {}
         seen: dict[str, Any] = {}
@@ -236,7 +238,8 @@ class Trace:
         return fn
 
 
-def render(trace: Trace, print_subsymbols: bool = False, free: bool = False) -> tuple[list[str], dict[int, int]]:
+def render(trace: Trace, print_subsymbols: bool = False, free: bool = False,
+           boxed: bool = False) -> tuple[list[str], dict[int, int]]:
     """The printed lines of ``trace`` and, for every printed bound symbol (by ``id()``), its
     1-based line number. Raises PrintingError naming the bound symbol that cannot print.
     ``free``: ``del`` each intermediate after its last use (what runs: memory is released as
@@ -255,15 +258,24 @@ def render(trace: Trace, print_subsymbols: bool = False, free: bool = False) -> 
     params = [p.name for p in trace.args]
     if trace.kwargs:
         params += ["*", *trace.kwargs]
-    lines += ["", f"def {trace.name}({', '.join(params)}):"]
+    if boxed:
+        if trace.kwargs:
+            raise ValueError(f"Trace {trace.name!r} has keyword inputs; a boxed function takes positional ones only.")
+        lines += ["", f"def {trace.name}(inputs):"]
+    else:
+        lines += ["", f"def {trace.name}({', '.join(params)}):"]
     for p in [*trace.args, *trace.kwargs.values()]:
         lines.append(f"{_INDENT}# {p.name}: {annotation(p)}")
+    if boxed:
+        lines += [f"{_INDENT}{''.join(n + ', ' for n in params)}= inputs", f"{_INDENT}inputs.clear()"]
     for keyword, p in trace.kwargs.items():
         if p.name != keyword:
             lines.append(f"{_INDENT}{p.name} = {keyword}")
     line_of: dict[int, int] = {}
     last_source = None
-    dead_after = _dead_after(trace) if free else {}
+    dead_after = _dead_after(trace, boxed) if free else {}
+    if -1 in dead_after:  # inputs nothing reads
+        lines.append(f"{_INDENT}del {', '.join(dead_after[-1])}")
     for i, bsym in enumerate(trace.bound_symbols):
         if bsym.header:
             lines += [f"{_INDENT}# {h}" for h in bsym.header.splitlines()]
@@ -280,10 +292,14 @@ def render(trace: Trace, print_subsymbols: bool = False, free: bool = False) -> 
     return lines, line_of
 
 
-def _dead_after(trace: Trace) -> dict[int, list[str]]:
-    """position -> names of intermediates last used (or defined, if never used) there."""
-    keep = {id(p) for p in flat_proxies((trace.args, trace.kwargs, trace.output))}
+def _dead_after(trace: Trace, inputs_too: bool = False) -> dict[int, list[str]]:
+    """position -> names of intermediates last used (or defined, if never used) there; with
+    ``inputs_too`` inputs as well (position -1: inputs nothing reads)."""
+    keep = {id(p) for p in flat_proxies(trace.output if inputs_too else (trace.args, trace.kwargs, trace.output))}
     last: dict[int, tuple[int, str]] = {}
+    if inputs_too:
+        for p in flat_proxies(trace.args):
+            last[id(p)] = (-1, p.name)
     for i, b in enumerate(trace.bound_symbols):
         for p in getattr(b, "flat_outs", ()):
             last[id(p)] = (i, p.name)
