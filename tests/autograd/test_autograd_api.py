@@ -298,3 +298,21 @@ def test_backward_frees_saved_activations_as_it_goes():
     out = t.python_callable(torch_impls(), boxed=True)(args)
     assert args == [] and out[0].tolist() == [2.0] * 4
     assert "  del t0" in render(t, free=True, boxed=True)[0]  # each input dropped after its last use
+
+
+@pytest.mark.parametrize("use_both", [False, True])
+def test_an_output_also_used_inside_gets_its_cotangent_added_only_when_given(use_both):
+    def f(x):
+        logits = x * 3
+        return logits, (logits ** 2).sum()
+
+    x, = leaves((4, 5))
+    jf = tc.jit(f)
+    grads = []
+    for fn in (jf, f):
+        x.grad = None
+        logits, loss = fn(x)
+        (loss + logits.sum() if use_both else loss).backward()
+        grads.append(x.grad)
+    torch.testing.assert_close(grads[0], grads[1])
+    assert "autograd.add_cotangent(" in str(tc.last_backward_traces(jf)[-1])

@@ -63,6 +63,14 @@ def _keep_graph() -> bool:
         return True
 
 
+def _zero_cotangent(shape, dtype, device):
+    """The gradient of an output nothing differentiated: a zero view (no memory), marked so that
+    ``autograd.add_cotangent`` skips adding it."""
+    z = torch.zeros((), dtype=dtype, device=device).expand(shape)
+    z._tc_zero_cotangent = True
+    return z
+
+
 def _check_versions(stash, versions):
     for t, v in zip(stash, versions):
         if v is not None and t._version != v:
@@ -89,12 +97,16 @@ class _Node(torch.autograd.Function):
         nondiff = [u for u, d in zip(unique, runner.differentiable) if not d]
         if nondiff:
             ctx.mark_non_differentiable(*nondiff)
+        # an output nobody differentiated gets a zero view in backward, not a zero-filled tensor
+        ctx.set_materialize_grads(False)
+        ctx.out_meta = [(u.shape, u.dtype, u.device) for u, d in zip(unique, runner.differentiable) if d]
         return tuple(unique)
 
     @staticmethod
     def backward(ctx, *grads):
         runner = ctx.runner
-        cts = [g for g, d in zip(grads, runner.differentiable) if d]
+        cts = [g if g is not None else _zero_cotangent(*meta)
+               for g, meta in zip((g for g, d in zip(grads, runner.differentiable) if d), ctx.out_meta)]
         if torch.is_grad_enabled():
             return (None, None, *runner.double_backward(ctx, cts))
         stash = ctx.stash

@@ -386,6 +386,37 @@ def sdpa_backward_stats(grad_output, query, key, value, output, logsumexp, attn_
     return sdpa_backward(grad_output, query, key, value, attn_mask, scale, is_causal=is_causal)
 
 
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+
+def _nll_loss_backward_impl(args, kwargs):
+    g, logp, target, weight, total_weight = (list(args) + [None, None])[:5]
+    return aten.nll_loss_backward(g, logp, target, weight, _REDUCTIONS[kwargs.get("reduction", "mean")],
+                                  kwargs.get("ignore_index", -100), total_weight)
+
+
+def _nll_loss_backward_meta(grad_output, input, target, weight=None, total_weight=None, *, reduction="mean",
+                            ignore_index=-100):
+    return tensor_proxy(input.shape, input.dtype, input.device)
+
+
+@torch_op(name="nll_loss_backward", inputs=("grad_output", "input", "target", "weight", "total_weight"),
+          impl=_nll_loss_backward_impl, meta=_nll_loss_backward_meta)
+def nll_loss_backward(grad_output, input, target, weight=None, total_weight=None, *, reduction="mean",
+                      ignore_index=-100):
+    """The input gradient of ``F.nll_loss`` (class indices on dim 1, or 0 for one sample):
+    ``-weight[target] * grad`` at each target, zero elsewhere (eager's kernel; ``total_weight``
+    is the sum of the kept targets' weights, the mean's divisor)."""
+    cdim = 0 if input.ndim == 1 else 1
+    kept = target != ignore_index
+    safe = T.where(kept, target, 0)
+    tw = kept.to(input.dtype) if weight is None else \
+        T.where(kept, T.index_select(weight, 0, safe.reshape(-1)).reshape(target.shape), 0.0)
+    per = -tw * (grad_output / total_weight if reduction == "mean" else grad_output)
+    return T.scatter_add(T.zeros(input.shape, dtype=input.dtype, device=input.device), cdim, safe.unsqueeze(cdim),
+                         per.unsqueeze(cdim).to(input.dtype))
+
+
 # ---------------------------------------------------------------- convolution and indexing (no decomposition)
 
 def _convolution_backward_impl(args, kwargs):

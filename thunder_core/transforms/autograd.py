@@ -272,7 +272,7 @@ def build(joint: Trace, fusing: bool = True) -> Split:
                               for o in flat]
                 rule = _vjp.rule_for(b.sym.id, b) or _vjp.torch_vjp_rule
                 result = rule(b, *cotangents)
-                _accumulate(b, b.args, result, grads)
+                _accumulate(b, b.args, result, grads, {id(c) for c in cts})
     inputs = [*joint.args, *joint.kwargs.values()]
     bwd.output = tuple(grads.get(id(p)) if isinstance(p, TensorProxy) and p.requires_grad else None for p in inputs)
     bwd_syms = dce(bwd.bound_symbols, flat_proxies(bwd.output))
@@ -299,7 +299,7 @@ def build(joint: Trace, fusing: bool = True) -> Split:
     return Split(fwd, bwd, saved, outs, joint)
 
 
-def _accumulate(b, args, result, grads):
+def _accumulate(b, args, result, grads, cotangents):
     if not isinstance(result, (tuple, list)) or len(result) != len(args):
         raise TypeError(f"The VJP rule of {b.sym.id} returned {result!r:.80}; it must return one gradient (or None) "
                         f"per positional argument ({len(args)}).")
@@ -307,7 +307,7 @@ def _accumulate(b, args, result, grads):
         if g is None:
             continue
         if type(a) in (tuple, list):
-            _accumulate(b, a, g, grads)
+            _accumulate(b, a, g, grads, cotangents)
         elif isinstance(a, TensorProxy) and a.requires_grad:
             if not isinstance(g, TensorProxy) or tuple(g.shape) != tuple(a.shape):
                 raise TypeError(f"The VJP rule of {b.sym.id} returned a gradient {g!r} of shape "
@@ -315,7 +315,7 @@ def _accumulate(b, args, result, grads):
             if g.dtype != a.dtype:
                 g = functional_to(g, a.dtype)
             prev = grads.get(id(a))
-            grads[id(a)] = g if prev is None else prev + g
+            grads[id(a)] = g if prev is None else _vjp.add_cotangent(prev, g) if id(prev) in cotangents else prev + g
 
 
 def _no_grad(x, m):

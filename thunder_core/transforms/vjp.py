@@ -150,6 +150,18 @@ torch_vjp = Symbol("torch_vjp", _torch_vjp_meta, "autograd.torch_vjp", is_prim=T
                    tags=frozenset({"opaque"}))
 
 
+def _add_cotangent_meta(cotangent, grad):
+    return tensor_proxy(grad.shape, grad.dtype, grad.device)
+
+
+#: ``autograd.add_cotangent(cotangent, grad)``: ``cotangent + grad`` where ``cotangent`` is the
+#: gradient the backward received for an output that is also used inside the computation.
+#: When nothing differentiated that output, the runtime passes a zero view and the sum is
+#: ``grad`` itself, with no pass over memory (a model returning its logits and its loss).
+add_cotangent = Symbol("add_cotangent", _add_cotangent_meta, "autograd.add_cotangent", is_prim=True,
+                       module="autograd")
+
+
 def torch_vjp_rule(b, *cotangents):
     """The fallback rule: one ``torch_vjp`` call, its outputs mapped back onto ``b.args``."""
     cts = tuple(c for c in cotangents if c is not None)

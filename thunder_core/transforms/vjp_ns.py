@@ -1,3 +1,3 @@
-"""The ``autograd`` namespace printed traces import (``autograd.torch_vjp``)."""
+"""The ``autograd`` namespace printed traces import (``autograd.torch_vjp``, ``autograd.add_cotangent``)."""
 
-from .vjp import torch_vjp  # noqa: F401
+from .vjp import add_cotangent, torch_vjp  # noqa: F401

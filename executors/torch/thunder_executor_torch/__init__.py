@@ -11,7 +11,7 @@ def implementations() -> dict:
     """symbol id -> callable for every symbol known now (torch-level and primitives)."""
     from thunder_core.ops import TORCH_IMPLS
 
-    from .autograd import torch_vjp
+    from .autograd import add_cotangent, torch_vjp
     from .prims import IMPLS
 
-    return {**TORCH_IMPLS, **IMPLS, "autograd.torch_vjp": torch_vjp}
+    return {**TORCH_IMPLS, **IMPLS, "autograd.torch_vjp": torch_vjp, "autograd.add_cotangent": add_cotangent}
