@@ -264,6 +264,7 @@ def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_o
     I.recorder = rec
     trace.interp = I
     rec.guard(Provenance("state", None, "grad_enabled"), EQUALS, torch.is_grad_enabled())
+    rec.guard(Provenance("state", None, "inference_mode"), EQUALS, torch.is_inference_mode_enabled())
     rec.guard(Provenance("state", None, "default_dtype"), EQUALS, torch.get_default_dtype())
     from .guards.epilogue import UndoLog
 

@@ -145,7 +145,10 @@ def test_inference_mode():
     with torch.inference_mode():
         out = jf(x, w, b)
         torch.testing.assert_close(out, chain(x, w, b))
-    assert not out.requires_grad
+    assert not out.requires_grad and out.is_inference()
+    with torch.no_grad():  # grad off too, but not inference mode: its own cache entry
+        out = jf(x, w, b)
+    assert not out.is_inference() and tc.cache_misses(jf) == 2
 
 
 def test_double_backward_matches_eager():
@@ -316,3 +319,27 @@ def test_an_output_also_used_inside_gets_its_cotangent_added_only_when_given(use
         grads.append(x.grad)
     torch.testing.assert_close(grads[0], grads[1])
     assert "autograd.add_cotangent(" in str(tc.last_backward_traces(jf)[-1])
+
+
+def test_saved_tensors_hooks_see_the_saved_activations():
+    def f(x, w):
+        return torch.tanh(torch.sin(x) @ w).sum()
+
+    x, w = leaves((8, 16), (16, 4))
+    for fn in (f, tc.jit(f)):
+        packed = []
+
+        def pack(t):
+            packed.append(t.shape)
+            return t.clone()  # e.g. an offload: the backward must use what unpack returns
+
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            out = fn(x, w)
+        x.grad = w.grad = None
+        out.backward()
+        assert torch.Size([8, 4]) in packed or torch.Size([8, 16]) in packed  # an activation went through pack
+        grads = (x.grad.clone(), w.grad.clone())
+        if fn is f:
+            want = grads
+    for g, e in zip(grads, want):
+        torch.testing.assert_close(g, e)

@@ -13,7 +13,8 @@ on the node with their version counters. A backward that does not keep the graph
 it empties (``python_callable(boxed=True)``), which drops each after its last use: activations
 are freed as the backward goes, as in eager, instead of when it ends. A second backward then
 fails as in eager, and a saved tensor modified in place before the backward is an error, as
-in eager.
+in eager. Active ``saved_tensors_hooks`` pack and unpack the kept activations, as they would
+eager's saved tensors.
 
 Double backward (``create_graph=True``): the backward trace's ops are not recorded, so the
 node re-runs the forward of the original trace under PyTorch's autograd from the saved
@@ -63,6 +64,12 @@ def _keep_graph() -> bool:
         return True
 
 
+def _saved_hooks():
+    """The innermost ``torch.autograd.graph.saved_tensors_hooks`` (pack, unpack), or None."""
+    top = getattr(torch._C._autograd, "_top_saved_tensors_default_hooks", None)
+    return None if top is None else top(False)
+
+
 def _zero_cotangent(shape, dtype, device):
     """The gradient of an output nothing differentiated: a zero view (no memory), marked so that
     ``autograd.add_cotangent`` skips adding it."""
@@ -91,9 +98,13 @@ class _Node(torch.autograd.Function):
         ctx.versions = [x._version if isinstance(x, torch.Tensor) else None for x in inputs]
         kinds = runner.saved_kind
         ctx.save_for_backward(*[s for s, k in zip(saved, kinds) if k == "output"])
-        ctx.stash = [s for s, k in zip(saved, kinds) if k != "output"]
-        ctx.stash_versions = [s._version if k == "tensor" else None for s, k in zip(ctx.stash, (
+        stash = [s for s, k in zip(saved, kinds) if k != "output"]
+        ctx.stash_versions = [s._version if k == "tensor" else None for s, k in zip(stash, (
             k for k in kinds if k != "output"))]
+        # the user's saved_tensors_hooks (offloading, checkpointing, accounting) see what is kept
+        hooks = _saved_hooks()
+        ctx.unpack = None if hooks is None else hooks[1]
+        ctx.stash = stash if hooks is None else [hooks[0](t) if isinstance(t, torch.Tensor) else t for t in stash]
         nondiff = [u for u, d in zip(unique, runner.differentiable) if not d]
         if nondiff:
             ctx.mark_non_differentiable(*nondiff)
@@ -116,7 +127,10 @@ class _Node(torch.autograd.Function):
                                "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
                                "backward through the graph a second time or if you need to access saved tensors after "
                                "calling backward.")
-        _check_versions(stash, ctx.stash_versions)  # (a loop here would keep its last tensor alive)
+        if ctx.unpack is not None:  # what the hooks return is what the backward uses (no version check)
+            stash = [ctx.unpack(t) if v is not None else t for t, v in zip(stash, ctx.stash_versions)]
+        else:
+            _check_versions(stash, ctx.stash_versions)  # (a loop here would keep its last tensor alive)
         outputs, rest = iter(ctx.saved_tensors), iter(stash)
         saved = [next(outputs) if k == "output" else next(rest) for k in runner.saved_kind]
         if not _keep_graph():

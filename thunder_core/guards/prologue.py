@@ -84,7 +84,8 @@ class _Builder:
         elif k == ITER:
             expr, value = f"{self.listed(prov.parent)}[{prov.key}]", list(self.values[prov.parent])[prov.key]
         elif k == "state":
-            expr = {"grad_enabled": "torch.is_grad_enabled()", "default_dtype": "torch.get_default_dtype()"}[prov.key]
+            expr = {"grad_enabled": "torch.is_grad_enabled()", "default_dtype": "torch.get_default_dtype()",
+                    "inference_mode": "torch.is_inference_mode_enabled()"}[prov.key]
             value = eval(expr, {"torch": torch})
         else:
             raise NotRefetchable(repr(prov))

@@ -1,17 +1,20 @@
 """Split a trace that needs gradients into a forward trace and a backward trace.
 
-``split(trace)`` (the trace a capture produced) works in four steps:
+``split(trace)`` (the trace a capture produced) works in these steps:
 
 1. **functionalize**: in-place ops on intermediates become their functional op, later uses
-   read the new value. An in-place op whose target is a trace input, or an alias of a value
-   still read afterwards, cannot be rewritten soundly: ``split`` then returns the reason and
-   the caller runs the trace under PyTorch's autograd instead (correct, just not split);
-2. **expand**: a bound symbol whose outputs require grad and that has no VJP rule is replaced
+   read the new value; writes into inputs that need no gradient (a BatchNorm counter) stay.
+   An in-place op whose target is an input that requires grad, or an alias of a value still
+   read afterwards, cannot be rewritten soundly: ``split`` then returns the reason and the
+   caller runs the trace under PyTorch's autograd instead (correct, just not split);
+2. **augment**: calls with a training forward (``vjp.FORWARD``) are recorded as that
+   forward, which also returns the statistics their backward kernel wants;
+3. **expand**: a bound symbol whose outputs require grad and that has no VJP rule is replaced
    by its decomposition, recursively, so every remaining one has a rule (or uses the
    PyTorch fallback rule for ops with neither, see ``vjp.py``);
-3. **backward**: walk the forward in reverse, calling each rule with the cotangents of the
+4. **backward**: walk the forward in reverse, calling each rule with the cotangents of the
    bound symbol's outputs and accumulating the gradients of its inputs;
-4. **saved values**: the forward values the backward reads are what the forward must save;
+5. **saved values**: the forward values the backward reads are what the forward must save;
    ``remat.choose_saved`` picks, by a min-cut, which to save and which cheap ones to
    recompute in the backward instead.
 

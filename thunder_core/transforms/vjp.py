@@ -29,7 +29,6 @@ Plugins add rules for their symbols through the ``thunder_core_vjp_rules`` hook.
 
 from __future__ import annotations
 
-import math
 from typing import Callable
 
 from ..ir import Symbol, TensorProxy, tensor_proxy
@@ -126,11 +125,6 @@ def zeros_for(p: TensorProxy):
     return T.zeros(p.shape, dtype=p.dtype, device=p.device)
 
 
-def real_grad(g, like):
-    """``g`` in ``like``'s dtype (gradients take their input's dtype, as in eager)."""
-    return g if g.dtype == like.dtype else g.to(like.dtype)
-
-
 # ---------------------------------------------------------------- the PyTorch fallback
 
 NAMESPACES.setdefault("autograd", "thunder_core.transforms.vjp_ns")
@@ -180,12 +174,4 @@ def torch_vjp_rule(b, *cotangents):
         return None
 
     return tuple(rebuild(a) for a in b.args)
-
-
-def numel(shape) -> int:
-    return math.prod(shape)
-
-
-def is_float(p) -> bool:
-    return isinstance(p, TensorProxy) and (p.dtype.is_floating_point or p.dtype.is_complex)
 
