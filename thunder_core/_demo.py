@@ -35,16 +35,17 @@ def main() -> int:
     jmodel = tc.jit(model)
 
     t0 = time.perf_counter()
-    out = jmodel(idx)
-    compile_s = time.perf_counter() - t0
-    expected = model(idx)
+    with torch.no_grad():  # inference first (training below)
+        out = jmodel(idx)
+        compile_s = time.perf_counter() - t0
+        expected = model(idx)
     ok = torch.allclose(out, expected, atol=1e-5, rtol=1e-5)
     print("thunder_core demo: a 2-layer GPT-style model (n_embd 64, 4 heads) on CPU, batch 4 x 32 tokens\n")
     print(f"matches eager: {ok} (max abs difference {(out - expected).abs().max().item():.2e})")
     print(f"first call (trace + compile): {compile_s * 1e3:.0f} ms\n")
 
     trace = tc.last_traces(jmodel)[-1]
-    print("the final trace (what runs on each call):\n")
+    print("the final trace (what runs on each call under torch.no_grad()):\n")
     print(trace.python())
     entry = jmodel._jfn._last
     owners = {}
@@ -82,8 +83,9 @@ def _train(model, jmodel, idx) -> bool:
     ok = all(abs(a - b) <= 1e-4 * max(1.0, abs(b)) for a, b in losses)
     bwd = tc.last_backward_traces(jmodel)[-1]
     lines = bwd.python().splitlines()
-    print(f"losses match: {ok}\n\nthe backward trace ({len(bwd.bound_symbols)} calls), its first lines:\n")
-    print("\n".join(lines[:24] + ["  ..."]))
+    body = next(i for i, line in enumerate(lines) if line.startswith("def ")) + 1 + len(bwd.args)  # after the inputs
+    print(f"losses match: {ok}\n\nthe backward trace ({len(bwd.bound_symbols)} calls), from its first call:\n")
+    print("\n".join(lines[body:body + 20] + ["  ..."]))
     eager_us = _median_us(step, ref, opts[1], reps=10, inner=2)
     jit_us = _median_us(step, jmodel, opts[0], reps=10, inner=2)
     print(f"\ntraining step (forward, loss, backward, AdamW; median): eager {eager_us / 1e3:.2f} ms, "
