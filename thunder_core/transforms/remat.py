@@ -36,6 +36,13 @@ VIEWS = {f"ltorch.{n}" for n in ("view reshape view_as reshape_as flatten unflat
     {f"prims.{n}" for n in ("broadcast_in_dim", "reshape", "squeeze", "transpose", "slice")}
 #: copies, never worth recomputing
 _COPIES = {"ltorch.contiguous", "ltorch.clone"}
+#: transcendental elementwise math: on a CPU recomputing it over a large tensor costs more
+#: time than reading its saved output back (unlike +, *, where and conversions)
+EXPENSIVE = {f"ltorch.{n}" for n in ("exp exp2 expm1 log log1p log2 log10 tanh sigmoid erf erfc erfinv gelu silu mish "
+                                     "softplus elu selu celu sin cos tan asin acos atan sinh cosh asinh acosh atanh "
+                                     "logsigmoid hardswish pow rsqrt sqrt").split()} | \
+    {f"prims.{n}" for n in ("exp exp2 expm1 log log1p log2 log10 tanh sigmoid erf erfc erfinv sin cos tan asin acos "
+                            "atan sinh cosh asinh acosh atanh pow rsqrt sqrt").split()}
 _INF = 1 << 62
 
 
@@ -47,7 +54,7 @@ def recomputable(bsym, fusing: bool = True) -> bool:
     from ..ops.registry import OPDEFS
 
     sid = bsym.sym.id
-    if bsym.sym.tags & {"random", "inplace", "opaque"} or sid in _COPIES:
+    if bsym.sym.tags & {"random", "inplace", "opaque"} or sid in _COPIES or sid in EXPENSIVE:
         return False
     if sid in VIEWS:
         return True

@@ -1,0 +1,70 @@
+"""The min-cut choice of saved vs recomputed values (thunder_core/transforms/remat.py)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import thunder_core as tc
+from thunder_core.transforms import autograd
+from thunder_core.transforms.remat import saved_bytes
+
+pytest.importorskip("thunder_executor_torch")
+
+
+def _split(fn, *shapes, fusing):
+    args = [torch.randn(*s, requires_grad=True) for s in shapes]
+    jf = tc.jit(fn, executors=["torch"])
+    jf(*args)
+    s = autograd.split(tc.last_traces(jf)[0], fusing=fusing)
+    assert not isinstance(s, str), s
+    recomputed = [b.sym.id for b in s.backward.bound_symbols if "recomputed" in b.tags]
+    return s, recomputed
+
+
+def _cheap_chain(x):
+    return ((x * 2 + 1) * x).sum()
+
+
+def test_cheap_elementwise_is_recomputed_from_the_input_when_the_backward_is_fused():
+    s, recomputed = _split(_cheap_chain, (64, 64), fusing=True)
+    assert [p.name for p in s.saved] == [s.joint.args[0].name]  # only x: everything else comes back from it
+    assert "ltorch.mul" in recomputed and "ltorch.add" in recomputed
+
+
+def test_without_fusion_only_views_are_recomputed():
+    s, recomputed = _split(_cheap_chain, (64, 64), fusing=False)
+    assert not recomputed
+    assert saved_bytes(s.saved) > 64 * 64 * 4  # an intermediate is saved, not recomputed op by op
+    s, recomputed = _split(lambda x, w: (x.reshape(4, 16, 64).transpose(1, 2) * w).sum(), (64, 64), (64, 1),
+                           fusing=False)
+    assert set(recomputed) <= {"ltorch.reshape", "ltorch.transpose"}
+
+
+def test_values_handed_to_a_matmul_are_saved_not_recomputed():
+    # the backward of `h @ w2` needs h in memory anyway: recomputing it would only add a pass
+    # (bytes alone would recompute h from the smaller x @ w1)
+    s, recomputed = _split(lambda x, w1, w2: ((x @ w1).repeat(1, 2) * 2 @ w2).sum(), (8, 16), (16, 32), (64, 4),
+                           fusing=True)
+    assert "ltorch.mul" not in recomputed
+    assert any(p.shape == (8, 64) for p in s.saved)
+
+
+def test_transcendental_ops_are_not_recomputed():
+    s, recomputed = _split(lambda x: torch.tanh(torch.exp(x) * 2).sum(), (64, 64), fusing=True)
+    assert not {"ltorch.exp", "ltorch.tanh"} & set(recomputed)
+
+
+@pytest.mark.parametrize("fusing", [True, False])
+def test_split_traces_verify_and_compute_the_gradient(fusing):
+    from thunder_core.ir import verify
+    from thunder_core.testing.opcheck import torch_impls
+
+    x = torch.randn(32, 32, dtype=torch.float64, requires_grad=True)
+    s, _ = _split(lambda x: (torch.sin(x) * 3 + x).sum(), (32, 32), fusing=fusing)
+    verify(s.forward), verify(s.backward)
+    impls = torch_impls()
+    with torch.no_grad():
+        out, saved = s.forward.python_callable(impls)(x.float())
+        gx, = s.backward.python_callable(impls)(*saved, torch.ones(()))
+    torch.testing.assert_close(gx, (torch.cos(x) * 3 + 1).float())
