@@ -90,17 +90,15 @@ class _Node(torch.autograd.Function):
     @staticmethod
     def forward(ctx, runner, holder, *inputs):
         out, saved = runner.forward(*inputs)
-        leaves = _leaves(out, [])
+        leaves = [out] if type(out) is torch.Tensor else _leaves(out, [])
         unique = [leaves[k] for k in runner.unique]
         holder.append(out)
         ctx.runner = runner
         ctx.inputs = inputs
         ctx.versions = [x._version if isinstance(x, torch.Tensor) else None for x in inputs]
-        kinds = runner.saved_kind
-        ctx.save_for_backward(*[s for s, k in zip(saved, kinds) if k == "output"])
-        stash = [s for s, k in zip(saved, kinds) if k != "output"]
-        ctx.stash_versions = [s._version if k == "tensor" else None for s, k in zip(stash, (
-            k for k in kinds if k != "output"))]
+        ctx.save_for_backward(*[saved[i] for i in runner.saved_outputs])
+        stash = [saved[i] for i in runner.stashed]
+        ctx.stash_versions = [t._version if is_tensor else None for t, is_tensor in zip(stash, runner.stashed_tensor)]
         # the user's saved_tensors_hooks (offloading, checkpointing, accounting) see what is kept
         hooks = _saved_hooks()
         ctx.unpack = None if hooks is None else hooks[1]
@@ -163,6 +161,9 @@ class AutogradRunner:
         outs = {id(p) for p in flat}
         self.saved_kind = ["output" if id(p) in outs else "tensor" if isinstance(p, TensorProxy) else "other"
                            for p in split.saved]
+        self.saved_outputs = [i for i, k in enumerate(self.saved_kind) if k == "output"]
+        self.stashed = [i for i, k in enumerate(self.saved_kind) if k != "output"]
+        self.stashed_tensor = [self.saved_kind[i] == "tensor" for i in self.stashed]
         self.input_requires_grad = [isinstance(p, TensorProxy) and p.requires_grad
                                     for p in (*split.joint.args, *split.joint.kwargs.values())]
 

@@ -299,9 +299,11 @@ def _reflectable(torch_fn, py_op):
     """``impl=`` for ops reached by reflected operators (``2 - t`` calls ``sub(2, t)``): with a
     number first, Python's operator runs it exactly as eager does."""
     def run(args, kwargs):
-        a, b = args[0], args[1]
-        plain = all(k == "alpha" and v == 1 for k, v in kwargs.items())
-        if plain and not isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+        a = args[0]
+        if isinstance(a, torch.Tensor):  # the common case first: this runs on every call
+            return torch_fn(*args, **kwargs)
+        b = args[1]
+        if isinstance(b, torch.Tensor) and all(k == "alpha" and v == 1 for k, v in kwargs.items()):
             return py_op(a, b)
         return torch_fn(*args, **kwargs)
     return run
