@@ -343,3 +343,34 @@ def test_saved_tensors_hooks_see_the_saved_activations():
             want = grads
     for g, e in zip(grads, want):
         torch.testing.assert_close(g, e)
+
+
+class _ScaledGrad(torch.autograd.Function):
+    """A custom gradient that is deliberately not the derivative: scale * (the true one)."""
+
+    @staticmethod
+    def forward(ctx, x, w, scale):
+        ctx.save_for_backward(x, w)
+        ctx.scale = scale
+        return x * w, x.sum()
+
+    @staticmethod
+    def backward(ctx, g, g_sum):
+        x, w = ctx.saved_tensors
+        return ctx.scale * (g * w + g_sum), ctx.scale * (g * x), None
+
+
+def test_custom_autograd_function_keeps_its_own_backward():
+    def f(x, w):
+        y, s = _ScaledGrad.apply(x.sin(), w, 3.0)
+        return (y * 2).sum() + s
+
+    x, w = leaves((4, 5), (4, 5))
+    jf = tc.jit(f)
+    got = grads_of(jf, [x, w], lambda out: out)
+    want = grads_of(f, [x, w], lambda out: out)
+    for g, e in zip(got, want):
+        torch.testing.assert_close(g, e)
+    assert "_ScaledGrad_apply" in str(tc.last_traces(jf)[-1])
+    with torch.no_grad():
+        torch.testing.assert_close(jf(x, w), f(x, w))

@@ -1,6 +1,8 @@
 """The core's own lookasides for tracing, registered through the lookaside hook like any
 plugin's: ``nn.Module.__call__`` straight to ``forward`` (when the module has no hooks),
-``isinstance(proxy, torch.Tensor)``, torch's ``__torch_function__`` checks, nested ``tc.jit``."""
+``isinstance(proxy, torch.Tensor)``, torch's ``__torch_function__`` checks, nested ``tc.jit``,
+and ``torch.autograd.Function.apply`` (a user's custom gradient: recorded as one opaque op, so
+PyTorch runs its forward and, in the backward, its own ``backward``)."""
 
 from __future__ import annotations
 
@@ -37,6 +39,24 @@ def _no_torch_function(I, args, kwargs):
     return False  # proxies override nothing
 
 
+_APPLIES: dict = {}  # Function subclass -> the callable its opaque symbol stands for
+
+
+def _function_apply(I, args, kwargs):
+    # Interpreting apply would trace the forward and silently drop the custom backward.
+    from ..ops.opaque import opaque_entry
+
+    cls, *rest = args
+    fn = _APPLIES.get(cls)
+    if fn is None:
+        def fn(*a, **k):
+            return cls.apply(*a, **k)
+        fn.__name__ = fn.__qualname__ = f"{cls.__name__}_apply"
+        fn.__module__ = cls.__module__
+        _APPLIES[cls] = fn
+    return opaque_entry(fn)(*rest, **kwargs)
+
+
 def _nested_jit(I, args, kwargs):
     return I.call(args[0].fn, args[1:], kwargs)  # traced inline
 
@@ -46,7 +66,7 @@ def thunder_core_lookasides():
     from ..api import JittedFunction
 
     table = {torch.nn.Module._wrapped_call_impl: _module_call, isinstance: _isinstance,
-             JittedFunction.__call__: _nested_jit}
+             JittedFunction.__call__: _nested_jit, torch.autograd.Function.apply.__func__: _function_apply}
     for name in ("_has_torch_function", "_has_torch_function_unary", "_has_torch_function_variadic"):
         table[getattr(torch._C, name)] = _no_torch_function
     return table
