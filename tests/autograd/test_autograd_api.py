@@ -374,3 +374,15 @@ def test_custom_autograd_function_keeps_its_own_backward():
     assert "_ScaledGrad_apply" in str(tc.last_traces(jf)[-1])
     with torch.no_grad():
         torch.testing.assert_close(jf(x, w), f(x, w))
+
+
+@pytest.mark.parametrize("method", ["register_hook", "retain_grad"])
+def test_hooks_on_traced_tensors_are_refused_not_silently_ignored(method):
+    def f(x):
+        y = x * 2
+        getattr(y, method)(*([lambda g: g * 10] if method == "register_hook" else []))
+        return y.sum()
+
+    x, = leaves((3,))
+    with pytest.raises(NotImplementedError, match=f"Tensor.{method}"):
+        tc.jit(f)(x)

@@ -108,3 +108,20 @@ def _missing_method(attr: str):
 
 
 _proxies.MISSING_METHOD = _missing_method
+
+
+# ---------------------------------------------------------------- autograd hooks on traced tensors
+
+def _unsupported_hook(method):
+    def refuse(self, *args, **kwargs):
+        raise NotImplementedError(
+            f"Tensor.{method}() on {self.name}, a tensor computed inside a jitted function, is not supported: its "
+            f"backward runs as a compiled trace, where the hook would never be called (a silently different "
+            f"gradient). Register the hook on an input or on an output of the jitted function instead, or run this "
+            f"function without tc.jit.")
+    refuse.__name__ = method
+    return refuse
+
+
+for _method in ("register_hook", "register_post_accumulate_grad_hook", "retain_grad"):
+    _proxies.TENSOR_METHODS[_method] = _unsupported_hook(_method)
