@@ -386,3 +386,20 @@ def test_hooks_on_traced_tensors_are_refused_not_silently_ignored(method):
     x, = leaves((3,))
     with pytest.raises(NotImplementedError, match=f"Tensor.{method}"):
         tc.jit(f)(x)
+
+
+@pytest.mark.parametrize("use_reentrant", [True, False])
+def test_activation_checkpointing_is_traced_inline(use_reentrant):
+    from torch.utils.checkpoint import checkpoint
+
+    def block(x, w, *, scale):
+        return torch.tanh(x @ w) * scale
+
+    def f(x, w):
+        return checkpoint(block, x, w, use_reentrant=use_reentrant, scale=2.0).sum()
+
+    x, w = leaves((3, 4), (4, 5))
+    jf = tc.jit(f)
+    for g, e in zip(grads_of(jf, [x, w], lambda o: o), grads_of(f, [x, w], lambda o: o)):
+        torch.testing.assert_close(g, e)
+    assert "ltorch.tanh" in str(tc.last_traces(jf)[0])

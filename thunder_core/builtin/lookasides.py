@@ -1,8 +1,9 @@
 """The core's own lookasides for tracing, registered through the lookaside hook like any
 plugin's: ``nn.Module.__call__`` straight to ``forward`` (when the module has no hooks),
 ``isinstance(proxy, torch.Tensor)``, torch's ``__torch_function__`` checks, nested ``tc.jit``,
-and ``torch.autograd.Function.apply`` (a user's custom gradient: recorded as one opaque op, so
-PyTorch runs its forward and, in the backward, its own ``backward``)."""
+``torch.autograd.Function.apply`` (a user's custom gradient: recorded as one opaque op, so
+PyTorch runs its forward and, in the backward, its own ``backward``) and activation
+checkpointing (traced inline)."""
 
 from __future__ import annotations
 
@@ -57,6 +58,16 @@ def _function_apply(I, args, kwargs):
     return opaque_entry(fn)(*rest, **kwargs)
 
 
+_CHECKPOINT_OPTIONS = ("use_reentrant", "context_fn", "determinism_check", "debug", "preserve_rng_state")
+
+
+def _checkpoint(I, args, kwargs):
+    # Traced inline: the same values and gradients; what to keep for the backward and what to
+    # recompute is the min-cut's choice for the whole trace (transforms/remat.py).
+    fn, *rest = args
+    return I.call(fn, tuple(rest), {k: v for k, v in kwargs.items() if k not in _CHECKPOINT_OPTIONS})
+
+
 def _nested_jit(I, args, kwargs):
     return I.call(args[0].fn, args[1:], kwargs)  # traced inline
 
@@ -67,6 +78,9 @@ def thunder_core_lookasides():
 
     table = {torch.nn.Module._wrapped_call_impl: _module_call, isinstance: _isinstance,
              JittedFunction.__call__: _nested_jit, torch.autograd.Function.apply.__func__: _function_apply}
+    import torch.utils.checkpoint as ckpt
+
+    table[ckpt.checkpoint] = _checkpoint
     for name in ("_has_torch_function", "_has_torch_function_unary", "_has_torch_function_variadic"):
         table[getattr(torch._C, name)] = _no_torch_function
     return table
