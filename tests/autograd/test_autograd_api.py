@@ -392,11 +392,12 @@ def test_hooks_on_traced_tensors_are_refused_not_silently_ignored(method):
 def test_activation_checkpointing_is_traced_inline(use_reentrant):
     from torch.utils.checkpoint import checkpoint
 
-    def block(x, w, *, scale):
+    def block(x, w, *, scale=1.0):
         return torch.tanh(x @ w) * scale
 
     def f(x, w):
-        return checkpoint(block, x, w, use_reentrant=use_reentrant, scale=2.0).sum()
+        kw = {} if use_reentrant else {"scale": 2.0}  # (the reentrant variant takes no keywords)
+        return checkpoint(block, x, w, use_reentrant=use_reentrant, **kw).sum()
 
     x, w = leaves((3, 4), (4, 5))
     jf = tc.jit(f)
