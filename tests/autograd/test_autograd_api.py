@@ -404,3 +404,21 @@ def test_activation_checkpointing_is_traced_inline(use_reentrant):
     for g, e in zip(grads_of(jf, [x, w], lambda o: o), grads_of(f, [x, w], lambda o: o)):
         torch.testing.assert_close(g, e)
     assert "ltorch.tanh" in str(tc.last_traces(jf)[0])
+
+
+@pytest.mark.parametrize("case", ["int", "slice_from_input", "mask"])
+def test_setitem_on_an_intermediate_is_split_and_correct(case):
+    def f(x):
+        y = x.sin() * 2
+        if case == "int":
+            y[0] = 0
+        elif case == "slice_from_input":
+            y[1:3] = x[:2] * 5
+        else:
+            y[y > 0.5] = 0.5
+        return (y * x).sum()
+
+    x, = leaves((4,))
+    jf = tc.jit(f)
+    torch.testing.assert_close(grads_of(jf, [x], lambda o: o)[0], grads_of(f, [x], lambda o: o)[0])
+    assert "setitem_out" in str(tc.last_traces(jf)[-1])

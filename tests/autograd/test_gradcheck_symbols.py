@@ -225,6 +225,15 @@ C("tril", lambda x: torch.tril(x, 1), r(3, 3))
 C("triu", lambda x: torch.triu(x, -1), r(3, 3))
 C("diagonal", lambda x: torch.diagonal(x, 1, 0, 2), r(3, 2, 3))
 C("getitem", lambda x: x[1:, ::2, None, -1], r(3, 4, 2))
+
+
+def _setitem(x, v):
+    y = x * 1  # an intermediate: autograd records setitem_out in place of the write
+    y[1:, 0] = v
+    return y
+
+
+C("setitem_out", _setitem, r(3, 4), r(2))
 C("index", lambda x: x[torch.tensor([0, 2, 0]), torch.tensor([1, 0, 1])], r(3, 2))
 C("index_select", lambda x: torch.index_select(x, 1, torch.tensor([2, 0, 2])), r(2, 3))
 C("gather", lambda x: torch.gather(x, 1, torch.tensor([[0, 0], [2, 1]])), r(2, 3))

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import torch
 
-from ..ir import NumberProxy, TensorProxy, TracingError
+from ..ir import NumberProxy, TensorProxy, TracingError, tensor_proxy
 from . import prims
 from .ltorch_shape import expanded, reshaped
 from .prims_shape import canonical_dim
@@ -168,6 +168,24 @@ def getitem(input, index):
           tags=("inplace",), meta=_setitem_meta)
 def setitem(input, index, value):
     """``input[index] = value``, in place; no output (see the module docstring)."""
+
+
+def _setitem_out_impl(args, kwargs):
+    input, index, value = args
+    out = input.clone()
+    out[index] = value
+    return out
+
+
+def _setitem_out_meta(input, index, value):
+    grad = input.requires_grad or (isinstance(value, TensorProxy) and value.requires_grad)
+    return tensor_proxy(input.shape, input.dtype, input.device, grad)
+
+
+@torch_op(name="setitem_out", inputs=("input", "index", "value"), impl=_setitem_out_impl, meta=_setitem_out_meta)
+def setitem_out(input, index, value):
+    """A copy of ``input`` with ``input[index] = value`` applied: setitem's functional form,
+    which autograd records in its place (differentiated by PyTorch for this op)."""
 
 
 @torch_op(torch.index_select, torch.Tensor.index_select, inputs=("input", "index"), method="index_select")

@@ -239,8 +239,10 @@ def _to_fake(x, mode):
     if isinstance(x, TensorProxy):
         with mode:
             t = torch.empty(x.shape, dtype=x.dtype, device=x.device)
-        if x.requires_grad:
-            t.requires_grad_(True)
+            if x.requires_grad:
+                # a non-leaf, as traced values are: in-place ops on a leaf that requires grad
+                # are errors (x[0] = 0 on an intermediate is not)
+                t = t.requires_grad_(True).clone()
         return t
     if isinstance(x, NumberProxy):
         if x.value is None:

@@ -128,7 +128,8 @@ def functionalize(trace: Trace) -> Trace | str:
             continue
         target = b.args[0]
         where = f"{b.sym.id} at {b.source[0]}:{b.source[1]}" if b.source else b.sym.id
-        functional = SYMBOLS.get(b.sym.id[:-1]) if b.sym.id.endswith("_") and "opaque" not in b.sym.tags else None
+        functional = SYMBOLS.get(_FUNCTIONAL.get(b.sym.id, b.sym.id[:-1])) \
+            if b.sym.id.endswith("_") and "opaque" not in b.sym.tags or b.sym.id in _FUNCTIONAL else None
         if functional is None or not isinstance(target, TensorProxy):
             return f"{where} writes into a tensor and has no functional form to differentiate"
         key = origin.get(id(target), id(target))
@@ -157,6 +158,10 @@ def functionalize(trace: Trace) -> Trace | str:
             rename[id(p)] = out
     new.output = _sub(trace.output, rename)
     return new
+
+
+#: in-place ops whose functional form is not their name without the underscore
+_FUNCTIONAL = {"ltorch.setitem": "ltorch.setitem_out"}
 
 
 def _writes(b) -> bool:
