@@ -83,10 +83,11 @@ _FRESH_FAMILIES = {"ltorch_elementwise", "ltorch_activations", "ltorch_reduction
 
 def _may_alias(bsym) -> bool:
     from ..ops.registry import OPDEFS, PRIMS
+    from .remat import VIEWS
 
     sid = bsym.sym.id
     if sid in PRIMS:
-        return sid in {"prims.reshape", "prims.squeeze", "prims.transpose", "prims.broadcast_in_dim", "prims.slice"}
+        return sid in VIEWS
     od = OPDEFS.get(sid)
     return od is None or getattr(od, "family", None) not in _FRESH_FAMILIES
 
@@ -99,9 +100,10 @@ def functionalize(trace: Trace) -> Trace | str:
     if not any("inplace" in b.sym.tags for b in bsyms):
         return trace
     inputs = {id(p) for p in flat_proxies((trace.args, trace.kwargs))}
+    whole = [_keeps_whole(b) for b in bsyms]
     group: dict[int, set] = {}  # proxy id -> ids of the proxies that may share its memory
-    for b in bsyms:
-        if _keeps_whole(b):
+    for b, kept in zip(bsyms, whole):
+        if kept:
             continue
         if _may_alias(b) or "inplace" in b.sym.tags:
             # an in-place op's output is its first argument; a view's may be any tensor argument
@@ -123,7 +125,7 @@ def functionalize(trace: Trace) -> Trace | str:
     for i, b in enumerate(bsyms):
         if rename:
             b = _sub_bsym(b, rename)
-        if "inplace" not in b.sym.tags or _keeps_whole(b):
+        if "inplace" not in b.sym.tags or whole[i]:
             new.bound_symbols.append(b)
             continue
         target = b.args[0]
@@ -146,7 +148,7 @@ def functionalize(trace: Trace) -> Trace | str:
         with tracing(new), new.at_source(b.source):
             out = functional(*b.args, **b.kwargs)
             if out.dtype != target.dtype:
-                out = functional_to(out, target.dtype)
+                out = out.to(target.dtype)
         if not isinstance(out, TensorProxy) or out.shape != target.shape:
             return f"{where} changes its target's shape, so it has no functional form"
         origin[id(out)] = key
@@ -164,10 +166,6 @@ def functionalize(trace: Trace) -> Trace | str:
 _FUNCTIONAL = {"ltorch.setitem": "ltorch.setitem_out"}
 
 
-def _writes(b) -> bool:
-    return any("inplace" in s.sym.tags or _writes(s) for s in b.subsymbols)
-
-
 def _keeps_whole(b) -> bool:
     """An op tagged in-place that returns a fresh tensor and stays as it is: either its
     decomposition writes nothing here (``batch_norm`` in eval mode), or it only updates
@@ -175,9 +173,10 @@ def _keeps_whole(b) -> bool:
     differentiates its output without running it again."""
     if "inplace" not in b.sym.tags or b.sym.id.endswith("_") or "opaque" in b.sym.tags:
         return False
-    if b.subsymbols and not _writes(b):
+    written = _writes_into(b)
+    if b.subsymbols and not written:
         return True
-    return _vjp.rule_for(b.sym.id, b) is not None and not any(p.requires_grad for p in _writes_into(b))
+    return _vjp.rule_for(b.sym.id, b) is not None and not any(p.requires_grad for p in written)
 
 
 def _writes_into(b) -> list:
@@ -190,23 +189,29 @@ def _writes_into(b) -> list:
     return out
 
 
-def functional_to(p, dtype):
-    return p.to(dtype)
-
-
-def _sub(x, rename):
+def _map(x, f):
+    """``x`` with ``f`` applied to every tensor proxy in it (through tuples, lists, dicts)."""
     if isinstance(x, TensorProxy):
-        return rename.get(id(x), x)
+        return f(x)
     if type(x) in (tuple, list):
-        return type(x)(_sub(y, rename) for y in x)
+        return type(x)(_map(y, f) for y in x)
     if isinstance(x, dict):
-        return {k: _sub(v, rename) for k, v in x.items()}
+        return {k: _map(v, f) for k, v in x.items()}
     return x
 
 
+def _map_bsym(b, f):
+    """``b`` (and its subsymbols) with ``f`` applied to every tensor proxy it reads or defines."""
+    return b.replace(args=_map(b.args, f), kwargs=_map(dict(b.kwargs), f), output=_map(b.output, f),
+                     subsymbols=[_map_bsym(s, f) for s in b.subsymbols])
+
+
+def _sub(x, rename):
+    return _map(x, lambda p: rename.get(id(p), p))
+
+
 def _sub_bsym(b, rename):
-    return b.replace(args=_sub(b.args, rename), kwargs=_sub(dict(b.kwargs), rename),
-                     subsymbols=[_sub_bsym(s, rename) for s in b.subsymbols])
+    return _map_bsym(b, lambda p: rename.get(id(p), p))
 
 
 # ---------------------------------------------------------------- 2. expand
@@ -266,6 +271,7 @@ def build(joint: Trace, fusing: bool = True) -> Split:
     grads: dict[int, object] = {}
     with tracing(bwd), torch.no_grad():
         cts = [tensor_proxy(p.shape, p.dtype, p.device) for p in outs]
+        ct_ids = {id(c) for c in cts}
         for p, c in zip(outs, cts):
             grads[id(p)] = c
         for b in reversed(joint.bound_symbols):
@@ -280,28 +286,22 @@ def build(joint: Trace, fusing: bool = True) -> Split:
                               for o in flat]
                 rule = _vjp.rule_for(b.sym.id, b) or _vjp.torch_vjp_rule
                 result = rule(b, *cotangents)
-                _accumulate(b, b.args, result, grads, {id(c) for c in cts})
+                _accumulate(b, b.args, result, grads, ct_ids)
     inputs = [*joint.args, *joint.kwargs.values()]
     bwd.output = tuple(grads.get(id(p)) if isinstance(p, TensorProxy) and p.requires_grad else None for p in inputs)
     bwd_syms = dce(bwd.bound_symbols, flat_proxies(bwd.output))
-    defined = {id(p) for b in bwd_syms for p in b.flat_outs} | {id(c) for c in cts}
+    seen = {id(p) for b in bwd_syms for p in b.flat_outs} | ct_ids
     needed = []  # forward values the backward reads
-    seen = set()
-    for b in bwd_syms:
-        for p in b.flat_args:
-            if id(p) not in defined and id(p) not in seen:
-                seen.add(id(p))
-                needed.append(p)
-    for p in flat_proxies(bwd.output):
-        if id(p) not in defined and id(p) not in seen:
+    for p in (*(p for b in bwd_syms for p in b.flat_args), *flat_proxies(bwd.output)):
+        if id(p) not in seen:
             seen.add(id(p))
             needed.append(p)
     saved, recompute = choose_saved(joint, needed, fusing, bwd_syms)
     # the backward sees forward values as plain (detached) tensors: requires_grad off everywhere
-    m: dict[int, object] = {}
-    bwd.bound_symbols = [_no_grad_bsym(b, m) for b in recompute + bwd_syms]
-    bwd.args = [_no_grad(p, m) for p in (*saved, *cts)]
-    bwd.output = _no_grad(bwd.output, m)
+    detach = _without_grad({})
+    bwd.bound_symbols = [_map_bsym(b, detach) for b in recompute + bwd_syms]
+    bwd.args = [_map(p, detach) for p in (*saved, *cts)]
+    bwd.output = _map(bwd.output, detach)
     fwd = joint.derive(name="forward", output=(joint.output, tuple(saved)))
     fwd.bound_symbols = dce(fwd.bound_symbols, flat_proxies(fwd.output))
     return Split(fwd, bwd, saved, outs, joint)
@@ -321,28 +321,20 @@ def _accumulate(b, args, result, grads, cotangents):
                 raise TypeError(f"The VJP rule of {b.sym.id} returned a gradient {g!r} of shape "
                                 f"{getattr(g, 'shape', None)} for {a.name} of shape {a.shape}.")
             if g.dtype != a.dtype:
-                g = functional_to(g, a.dtype)
+                g = g.to(a.dtype)
             prev = grads.get(id(a))
             grads[id(a)] = g if prev is None else _vjp.add_cotangent(prev, g) if id(prev) in cotangents else prev + g
 
 
-def _no_grad(x, m):
-    if isinstance(x, TensorProxy):
-        if not x.requires_grad:
-            return x
-        if id(x) not in m:
-            m[id(x)] = dataclasses.replace(x, requires_grad=False)
-        return m[id(x)]
-    if type(x) in (tuple, list):
-        return type(x)(_no_grad(y, m) for y in x)
-    if isinstance(x, dict):
-        return {k: _no_grad(v, m) for k, v in x.items()}
-    return x
-
-
-def _no_grad_bsym(b, m):
-    return b.replace(args=_no_grad(b.args, m), kwargs=_no_grad(dict(b.kwargs), m), output=_no_grad(b.output, m),
-                     subsymbols=[_no_grad_bsym(s, m) for s in b.subsymbols])
+def _without_grad(m):
+    """A proxy mapper to copies with requires_grad off (one copy per proxy, memoized in ``m``)."""
+    def f(p):
+        if not p.requires_grad:
+            return p
+        if id(p) not in m:
+            m[id(p)] = dataclasses.replace(p, requires_grad=False)
+        return m[id(p)]
+    return f
 
 
 def dce(bsyms, outputs) -> list:
