@@ -26,32 +26,35 @@ from __future__ import annotations
 
 import torch
 
-__all__ = ["AutogradRunner"]
+__all__ = ["AutogradRunner", "tensor_leaves", "with_tensors"]
 
 
-def _leaves(x, out):
+def tensor_leaves(x, out=None) -> list:
+    """The tensors in ``x`` (through tuples, named tuples, lists and dict values), in order."""
+    out = [] if out is None else out
     if isinstance(x, torch.Tensor):
         out.append(x)
     elif isinstance(x, (tuple, list)):
         for y in x:
-            _leaves(y, out)
+            tensor_leaves(y, out)
     elif isinstance(x, dict):
         for y in x.values():
-            _leaves(y, out)
+            tensor_leaves(y, out)
     return out
 
 
-def _rebuild(x, it):
+def with_tensors(x, it):
+    """``x`` with its tensors (in tensor_leaves order) replaced by the next ones of ``it``."""
     if isinstance(x, torch.Tensor):
         return next(it)
     if isinstance(x, (tuple, list)):
-        items = [_rebuild(y, it) for y in x]
+        items = [with_tensors(y, it) for y in x]
         if type(x) in (tuple, list):
             return type(x)(items)
         # named tuples take fields, torch.return_types (structseq) a sequence
         return type(x)(*items) if hasattr(type(x), "_fields") else type(x)(items)
     if isinstance(x, dict):
-        return {k: _rebuild(v, it) for k, v in x.items()}
+        return {k: with_tensors(v, it) for k, v in x.items()}
     return x
 
 
@@ -90,7 +93,7 @@ class _Node(torch.autograd.Function):
     @staticmethod
     def forward(ctx, runner, holder, *inputs):
         out, saved = runner.forward(*inputs)
-        leaves = [out] if type(out) is torch.Tensor else _leaves(out, [])
+        leaves = [out] if type(out) is torch.Tensor else tensor_leaves(out)
         unique = [leaves[k] for k in runner.unique]
         holder.append(out)
         ctx.runner = runner
@@ -171,7 +174,7 @@ class AutogradRunner:
         holder = []
         unique = _Node.apply(self, holder, *inputs)
         leaves = [unique[s] for s in self.slots]
-        return _rebuild(holder[0], iter(leaves))
+        return with_tensors(holder[0], iter(leaves))
 
     def double_backward(self, ctx, cts):
         for x, v in zip(ctx.inputs, ctx.versions):
@@ -185,7 +188,7 @@ class AutogradRunner:
         wrt = [x for x, r in zip(inputs, self.input_requires_grad) if r]
         with torch.enable_grad():
             out = self._joint(*inputs)
-            leaves = _leaves(out, [])
+            leaves = tensor_leaves(out)
             outs = [leaves[k] for k, d in zip(self.unique, self.differentiable) if d]
             pairs = [(o, c) for o, c in zip(outs, cts) if o.requires_grad]
             grads = torch.autograd.grad([o for o, _ in pairs], wrt, [c for _, c in pairs], create_graph=True,

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from ..ir import TensorProxy
 from ..transforms.remat import VIEWS
+from ..transforms.remat import nbytes as _bytes
 
 
 @dataclass(frozen=True)
@@ -25,10 +26,6 @@ class Machine:
     bandwidth_gbs: float = 10.0      # memory bandwidth, GB/s
     flops_g: float = 50.0            # matmul FLOP rate, GFLOP/s
     launch_us: float = 1.0           # fixed cost of any kernel
-
-
-def _bytes(p: TensorProxy) -> int:
-    return math.prod(p.shape) * p.dtype.itemsize
 
 
 def _matmul_flops(bsym) -> float:

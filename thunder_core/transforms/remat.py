@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from collections import deque
 
-from ..ir import TensorProxy
+from ..ir import TensorProxy, flat_proxies
 
 __all__ = ["choose_saved", "recomputable", "RECOMPUTABLE_FAMILIES", "saved_bytes"]
 
@@ -114,8 +114,6 @@ def choose_saved(joint, needed, fusing: bool = True, backward=()) -> tuple[list,
             producer[id(o)] = b
     banned = materialized(backward, producer) if fusing else set()
     alive = {id(p) for p in (*joint.args, *joint.kwargs.values())}
-    from ..ir import flat_proxies
-
     alive |= {id(p) for p in flat_proxies(joint.output)}
     tensors = {}  # id -> proxy, every tensor value the cut may choose
     order = []

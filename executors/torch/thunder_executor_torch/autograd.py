@@ -5,23 +5,7 @@ that has no VJP rule and no decomposition, computed by PyTorch's autograd on tha
 from __future__ import annotations
 
 import torch
-
-
-def _swap(x, tensors):
-    if isinstance(x, torch.Tensor):
-        return tensors.pop(0)
-    if type(x) in (tuple, list):
-        return type(x)(_swap(y, tensors) for y in x)
-    return x
-
-
-def _flat(x, out):
-    if isinstance(x, torch.Tensor):
-        out.append(x)
-    elif type(x) in (tuple, list):
-        for y in x:
-            _flat(y, out)
-    return out
+from thunder_core.execution.autograd_runtime import tensor_leaves, with_tensors
 
 
 def torch_vjp(inputs, cotangents, *, vjp_of, wrt, **kwargs):
@@ -30,11 +14,10 @@ def torch_vjp(inputs, cotangents, *, vjp_of, wrt, **kwargs):
     from .prims import IMPLS
 
     fn = TORCH_IMPLS.get(vjp_of) or IMPLS[vjp_of]
-    flat = _flat(inputs, [])
-    leaves = [x.detach().requires_grad_(True) if k in wrt else x for k, x in enumerate(flat)]
+    leaves = [x.detach().requires_grad_(True) if k in wrt else x for k, x in enumerate(tensor_leaves(inputs))]
     with torch.enable_grad():
-        out = fn(*_swap(inputs, list(leaves)), **kwargs)
-        outs = [o for o in _flat(out, []) if o.requires_grad]
+        out = fn(*with_tensors(inputs, iter(leaves)), **kwargs)
+        outs = [o for o in tensor_leaves(out) if o.requires_grad]
         wanted = [leaves[k] for k in wrt]
         grads = torch.autograd.grad(outs, wanted, list(cotangents), allow_unused=True)
     return tuple(torch.zeros_like(x) if g is None else g for x, g in zip(wanted, grads))
