@@ -300,8 +300,8 @@ def _sdpa_backward_impl(args, kwargs):
         return torch.autograd.grad(out, leaves, g)
 
 
-def _sdpa_backward_meta(grad_output, query, key, value, attn_mask=None, scale=None, *, is_causal=False,
-                        enable_gqa=False):
+def _sdpa_backward_meta(grad_output, query, key, value, *rest, **kwargs):
+    """(query, key, value)-shaped gradients (both attention backward ops)."""
     return tuple(tensor_proxy(t.shape, t.dtype, t.device) for t in (query, key, value))
 
 
@@ -372,12 +372,7 @@ def _sdpa_backward_stats_impl(args, kwargs):
         g, q, k, v, out, lse, 0.0, kwargs.get("is_causal", False), attn_mask=mask, scale=scale))
 
 
-def _sdpa_backward_stats_meta(grad_output, query, key, value, output, logsumexp, attn_mask=None, scale=None, *,
-                              is_causal=False):
-    return tuple(tensor_proxy(t.shape, t.dtype, t.device) for t in (query, key, value))
-
-
-@torch_op(name="sdpa_backward_stats", impl=_sdpa_backward_stats_impl, meta=_sdpa_backward_stats_meta,
+@torch_op(name="sdpa_backward_stats", impl=_sdpa_backward_stats_impl, meta=_sdpa_backward_meta,
           inputs=("grad_output", "query", "key", "value", "output", "logsumexp", "attn_mask", "scale"))
 def sdpa_backward_stats(grad_output, query, key, value, output, logsumexp, attn_mask=None, scale=None, *,
                         is_causal=False):
@@ -407,14 +402,25 @@ def nll_loss_backward(grad_output, input, target, weight=None, total_weight=None
     """The input gradient of ``F.nll_loss`` (class indices on dim 1, or 0 for one sample):
     ``-weight[target] * grad`` at each target, zero elsewhere (eager's kernel; ``total_weight``
     is the sum of the kept targets' weights, the mean's divisor)."""
-    cdim = 0 if input.ndim == 1 else 1
+    tw, safe, _ = target_weights(target, weight, ignore_index, input.dtype)
+    per = -tw * (grad_output / total_weight if reduction == "mean" else grad_output)
+    return to_classes(input, 0 if input.ndim == 1 else 1, safe, per)
+
+
+def target_weights(target, weight, ignore_index, dtype):
+    """(each target's class weight, 1 without weights, 0 where it is ``ignore_index``; the
+    targets with the ignored ones made 0, safe to index with; the mask of kept targets)."""
     kept = target != ignore_index
     safe = T.where(kept, target, 0)
-    tw = kept.to(input.dtype) if weight is None else \
+    tw = kept.to(dtype) if weight is None else \
         T.where(kept, T.index_select(weight, 0, safe.reshape(-1)).reshape(target.shape), 0.0)
-    per = -tw * (grad_output / total_weight if reduction == "mean" else grad_output)
-    return T.scatter_add(T.zeros(input.shape, dtype=input.dtype, device=input.device), cdim, safe.unsqueeze(cdim),
-                         per.unsqueeze(cdim).to(input.dtype))
+    return tw, safe, kept
+
+
+def to_classes(like, cdim, safe, values):
+    """Zeros shaped like ``like`` with ``values`` added at each target's class along ``cdim``."""
+    return T.scatter_add(T.zeros(like.shape, dtype=like.dtype, device=like.device), cdim, safe.unsqueeze(cdim),
+                         values.unsqueeze(cdim).to(like.dtype))
 
 
 # ---------------------------------------------------------------- convolution and indexing (no decomposition)

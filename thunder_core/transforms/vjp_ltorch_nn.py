@@ -208,16 +208,9 @@ def _reduce_scale(g, mode, count):
 def _class_index_grad(x, t, w, g, cdim, mode, ignore_index, ls):
     """d loss / d logp for class-index targets (nll term, plus label smoothing's uniform term)."""
     n = x.shape[cdim]
-    kept = t != ignore_index
-    safe = T.where(kept, t, 0)
-    if w is None:
-        tw = kept.to(x.dtype)
-    else:
-        tw = T.where(kept, T.index_select(w, 0, safe.reshape(-1)).reshape(t.shape), 0.0)
+    tw, safe, kept = B.target_weights(t, w, ignore_index, x.dtype)
     s = g / T.sum(tw) if mode == "mean" else g  # 0-d for "sum"/"mean", per sample for "none"
-    per = tw * s * -(1 - ls)
-    grad = T.scatter_add(T.zeros(x.shape, dtype=x.dtype, device=x.device), cdim, safe.unsqueeze(cdim),
-                         per.unsqueeze(cdim).to(x.dtype))
+    grad = B.to_classes(x, cdim, safe, tw * s * -(1 - ls))
     if ls:
         uniform = (kept.to(x.dtype) * s * -(ls / n)).unsqueeze(cdim)
         wv = None if w is None else w.reshape(n, *([1] * (x.ndim - cdim - 1)))
@@ -272,9 +265,7 @@ def _(b, g):
     cdim, mode, ignore = 0 if x.ndim == 1 else 1, _loss_mode(b), b.kwargs.get("ignore_index", -100)
     if x.ndim > 2 or mode == "none" and x.ndim == 1:
         return (_class_index_grad(x, t, w, g, cdim, mode, ignore, 0.0), None, None)[:len(b.args)]
-    kept = t != ignore  # the mean's divisor: the weights of the targets that count
-    total = T.sum(kept.to(x.dtype)) if w is None else T.sum(T.where(kept, T.index_select(w, 0, T.where(kept, t, 0)
-                                                                                          .reshape(-1)).reshape(t.shape), 0.0))
+    total = T.sum(B.target_weights(t, w, ignore, x.dtype)[0])  # the mean's divisor: weights of the kept targets
     return (B.nll_loss_backward(g, x, t, w, total, reduction=mode, ignore_index=ignore), None, None)[:len(b.args)]
 
 
