@@ -96,6 +96,25 @@ def _cell_time(r, eager_name):
     return cell
 
 
+def _ratio_table(title, key, rows, names):
+    """A Markdown table of ``key`` (bytes) per workload and system, with each ratio to eager;
+    a system without the measurement shows its status (error, mismatch) or a dash."""
+    lines = ["", f"## {title} (ratio to eager)", "", "| workload | " + " | ".join(names) + " |",
+             "| --- |" + " ---: |" * len(names)]
+    for row in rows:
+        e = row["results"]["eager"].get(key)
+        cells = []
+        for n in names:
+            r = row["results"].get(n, {})
+            b = r.get(key)
+            if b is None:
+                cells.append(r.get("status", "–") if r.get("status") != "ok" else "–")
+            else:
+                cells.append(fmt_mb(b) + (f" ({b / e:.2f}x)" if e and n != "eager" else ""))
+        lines.append(f"| {row['label']} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def markdown(results):
     m, names = results["meta"], _systems_shown(results)
     lines = [f"# thunder_core side-by-side benchmarks, {m['date']}", ""]
@@ -125,28 +144,8 @@ def markdown(results):
             lines.append(f"| {row['label']} | {MODE_SHORT[row['mode']]} | " + " | ".join(cells) + " |")
         mem_rows = [r for r in results["rows"] if any("peak_mem_bytes" in x for x in r["results"].values())]
         if mem_rows:
-            lines += ["", "## Peak tensor memory of the training step (ratio to eager)", "",
-                      "| workload | " + " | ".join(names) + " |", "| --- |" + " ---: |" * len(names)]
-            for row in mem_rows:
-                e = row["results"]["eager"].get("peak_mem_bytes")
-                cells = []
-                for n in names:
-                    r = row["results"].get(n, {})
-                    b = r.get("peak_mem_bytes")
-                    if b is None:
-                        cells.append(r.get("status", "–") if r.get("status") != "ok" else "–")
-                    else:
-                        cells.append(fmt_mb(b) + (f" ({b / e:.2f}x)" if e and n != "eager" else ""))
-                lines.append(f"| {row['label']} | " + " | ".join(cells) + " |")
-            lines += ["", "## Activations saved for backward (ratio to eager)", "",
-                      "| workload | " + " | ".join(names) + " |", "| --- |" + " ---: |" * len(names)]
-            for row in mem_rows:
-                e = row["results"]["eager"].get("saved_bytes")
-                cells = []
-                for n in names:
-                    b = row["results"].get(n, {}).get("saved_bytes")
-                    cells.append("–" if b is None else fmt_mb(b) + (f" ({b / e:.2f}x)" if e and n != "eager" else ""))
-                lines.append(f"| {row['label']} | " + " | ".join(cells) + " |")
+            lines += _ratio_table("Peak tensor memory of the training step", "peak_mem_bytes", mem_rows, names)
+            lines += _ratio_table("Activations saved for backward", "saved_bytes", mem_rows, names)
             if m.get("saved_method"):
                 lines += ["", m["saved_method"]]
             lines += ["", m["memory_method"]]
