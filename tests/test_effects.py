@@ -148,12 +148,31 @@ def test_nested_jit_with_nonlocal_list():
     assert jitems == nitems == [1, 1, 1, 1]
 
 
-def test_unreplayable_write_is_a_clear_error():
+def test_object_created_inside_and_written_outside_is_made_again_on_every_call():
     class Box:
-        pass
+        def __init__(self, t):
+            self.t = t
+            self.tag = "box"
 
     def f(x):
-        LOG.append(Box())
+        b = Box(x * 2)
+        LOG.append(b)
+        return x, b
+
+    jf = tc.jit(f)
+    outs = [jf(torch.full((2,), float(k))) for k in range(3)]
+    assert tc.cache_hits(jf) == 2
+    assert [type(b) for b in LOG] == [Box] * 3 and len({id(b) for b in LOG}) == 3  # a new Box per call
+    assert [b.t.tolist() for b in LOG] == [[0.0, 0.0], [2.0, 2.0], [4.0, 4.0]] and LOG[2].tag == "box"
+    assert all(out[1] is b for out, b in zip(outs, LOG))  # the returned Box is the one written, as in eager
+    LOG.clear()
+
+
+def test_unreplayable_write_is_a_clear_error():
+    import threading
+
+    def f(x):
+        LOG.append(threading.Lock())
         return x
 
     with pytest.raises(NotImplementedError, match="created inside it"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import types
 import warnings
 from dataclasses import dataclass
 
@@ -33,7 +34,7 @@ class Entry:
     computation: object
     traces: list
     executors_used: dict
-    epilogue: object = None          # replays writes to outside state; None when there are none
+    epilogue: object = None          # replays writes to outside state, returns the output; None when not needed
     epilogue_source: str = ""
     explanation: object = None       # the partitioner's decisions (tc.explain)
     backward_traces: list = None     # [backward, its execution trace] when the compile split for autograd
@@ -41,9 +42,7 @@ class Entry:
     def run(self, inputs, args, kwargs):
         if self.epilogue is None:
             return self.computation(*inputs)
-        out, extras = self.computation(*inputs)
-        self.epilogue(args, kwargs, extras)
-        return out
+        return self.epilogue(args, kwargs, self.computation(*inputs))
 
 
 class JittedFunction:
@@ -59,6 +58,10 @@ class JittedFunction:
         from .sharp_edges import checkers, resolve_levels
 
         self.fn = fn
+        # A bound method (`model.forward`): its object is the first argument of every call, so
+        # what the method reads through `self` is fetched and guarded like any argument.
+        bound = isinstance(fn, types.MethodType)
+        self._bound, self._target = (fn.__self__, fn.__func__) if bound else (None, fn)
         self.cache = cache
         self._sharp_levels = resolve_levels(sharp_edges)
         found = checkers()
@@ -72,6 +75,8 @@ class JittedFunction:
         functools.update_wrapper(self, fn, updated=())
 
     def __call__(self, *args, **kwargs):
+        if self._bound is not None:
+            args = (self._bound, *args)
         if self.cache == "same input" and self._last is not None:
             self.hits += 1
             return self._last.run(self._last.unchecked.fn(args, kwargs), args, kwargs)
@@ -93,14 +98,14 @@ class JittedFunction:
         self.misses += 1
         from .sharp_edges import run_checkers
 
-        cap = capture(self.fn, args, kwargs, arg_names=self.arg_names, record_opaque_calls=self._record_opaque)
+        cap = capture(self._target, args, kwargs, arg_names=self.arg_names, record_opaque_calls=self._record_opaque)
         run_checkers(cap, self._sharp_levels)
         from .execution.partition import partition
         from .guards.epilogue import build_epilogue
 
-        epilogue, epilogue_source, extras = build_epilogue(cap, args, kwargs)
-        if epilogue is not None:
-            cap.trace.output = (cap.trace.output, tuple(extras))
+        epilogue, epilogue_source, results = build_epilogue(cap, args, kwargs, cap.trace.output)
+        if epilogue is not None:  # the computation returns what the epilogue needs; it returns the output
+            cap.trace.output = tuple(results)
         traces = [cap.trace]
         for name, transform in self._transforms:
             t = transform(traces[-1])

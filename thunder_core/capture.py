@@ -27,7 +27,7 @@ import torch
 
 from .frontend import Interpreter
 from .frontend.provenance import ARG, ATTR, CALL, CELL, GLOBAL, ITEM, ITER, KWARG, Provenance
-from .ir import Proxy, TensorProxy, Trace, tracing
+from .ir import Proxy, TensorProxy, Trace, TracingError, tracing
 from .ir.printing import PRINTER_GLOBALS
 from .ir.proxies import is_valid_name
 from .ops import TORCH_CALLS
@@ -112,6 +112,12 @@ class _CaptureTrace(Trace):
     def current_source(self, value):  # set by Trace.__init__ / at_source: the interpreter decides
         pass
 
+    def resolve_inputs(self, args, kwargs):
+        I = self.interp
+        if I is None:
+            return args, kwargs
+        return I.recorder.resolve(I, args, kwargs)
+
 
 class _Recorder:
     """Turns values entering the interpreted call into proxies and guards."""
@@ -123,13 +129,14 @@ class _Recorder:
         self.arg_names = arg_names
         self.modules: dict = {}  # provenance -> Python module object read there
         self.containers: dict = {}  # provenance -> list/tuple/dict read there
+        self._index, self._indexed = None, 0  # id(tensor) -> where it is held (see _find)
 
     def finish(self, I):
         """Guards that need the whole run: lengths of iterated containers, existence of what
         the function deletes."""
         from .frontend import events as ev
 
-        for prov, _count, _it, _indexable in I.iterators.values():
+        for prov in I.iterated:
             if prov in self.containers:
                 self.guard(prov, LENGTH, len(self.containers[prov]))
         for e in I.events:
@@ -179,6 +186,51 @@ class _Recorder:
             self.guard(prov, TYPE, type(value))
         return value
 
+    # ------------------------------------------------------------ real tensors reaching ops
+
+    def resolve(self, I, args, kwargs):
+        """``(args, kwargs)`` with every real tensor (one the program reached along a path the
+        interpreter did not see, e.g. an item of an argument list handed straight to
+        ``torch.cat``) replaced by its proxy: the proxy it already has, or a new input at the
+        shortest path of an outside container or object holding it."""
+        if not _has_raw(args) and not (kwargs and _has_raw(kwargs.values())):
+            return args, kwargs
+        return self._resolved(I, args), {k: self._resolved(I, v) for k, v in kwargs.items()} if kwargs else kwargs
+
+    def _resolved(self, I, x):
+        t = type(x)
+        if t is tuple or t is list or t is dict:
+            if not _has_raw(x.values() if t is dict else x):
+                return x
+            e = I.outside.get(id(x))
+            if e is not None:  # an outside container handed to an op whole: its length is a guard
+                I.iterated.add(e[1])
+            if t is dict:
+                return {k: self._resolved(I, v) for k, v in x.items()}
+            return t(self._resolved(I, y) for y in x)
+        if isinstance(x, torch.Tensor) and not isinstance(x, Proxy):
+            hit = self.proxies.get(id(x))
+            if hit is not None and hit[0] is x:
+                return hit[1]
+            found = self._find(I, x)
+            if found is None:
+                raise TracingError(_unknown_tensor(self.cap.trace, x))
+            (container, key, prov) = found
+            from .frontend import events as ev
+
+            return I.enter(x, prov, ev.READ_ITEM, I._current_inst(), key, container)
+        return x
+
+    def _find(self, I, x):
+        """(container, key, provenance) of the shortest path to ``x`` among the items of outside
+        containers and the attributes of outside objects, or None."""
+        if self._index is None or self._indexed != len(I.outside):
+            self._index, self._indexed = _tensor_index(I.outside.values()), len(I.outside)
+        hit = self._index.get(id(x))
+        if hit is not None and hit[0] is x:
+            return hit[1:]
+        return None
+
     def _name(self, prov) -> str | None:
         """A readable input name from the provenance path: ``x``, ``fc_weight``, ``G_scale``."""
         parts, p = [], prov
@@ -195,11 +247,70 @@ class _Recorder:
         return None
 
 
+def _has_raw(values) -> bool:
+    """True if ``values`` holds a real tensor (not a proxy), in nested tuples/lists/dicts."""
+    for v in values:
+        t = type(v)
+        if t is tuple or t is list:
+            if v and _has_raw(v):
+                return True
+        elif t is dict:
+            if _has_raw(v.values()):
+                return True
+        elif isinstance(v, torch.Tensor) and not isinstance(v, Proxy):
+            return True
+    return False
+
+
+def _depth(prov) -> int:
+    n = 0
+    while prov is not None:
+        n, prov = n + 1, prov.parent
+    return n
+
+
+def _tensor_index(entries) -> dict:
+    """id(tensor) -> (tensor, container, key, provenance) for every tensor held by an outside
+    list/tuple/dict (as an item) or nn.Module/object (as an attribute), shortest path first."""
+    index: dict = {}
+    for obj, prov in sorted(entries, key=lambda e: _depth(e[1])):
+        t = type(obj)
+        if t is list or t is tuple:
+            pairs, kind = enumerate(obj), ITEM
+        elif isinstance(obj, dict):
+            pairs, kind = dict.items(obj), ITEM
+        elif isinstance(obj, torch.nn.Module):
+            d = obj.__dict__
+            pairs = [*d.get("_parameters", {}).items(), *d.get("_buffers", {}).items(), *d.items()]
+            kind = ATTR
+        elif not isinstance(obj, (type, types.ModuleType)) and isinstance(getattr(obj, "__dict__", None), dict):
+            pairs, kind = obj.__dict__.items(), ATTR
+        else:
+            continue
+        for key, v in pairs:
+            if isinstance(v, torch.Tensor) and not isinstance(v, Proxy) and id(v) not in index:
+                index[id(v)] = (v, obj, key, Provenance(kind, prov, key))
+    return index
+
+
+def _unknown_tensor(trace, x) -> str:
+    src = trace.current_source
+    where = f"{src[0]}:{src[1]} ({src[2]}): " if src else ""
+    return (f"{where}a tensor ({tuple(x.shape)}, {x.dtype}) reached an operation along a path thunder_core cannot "
+            f"follow: it was not read from an argument, a global, a closure or an attribute while tracing (C code "
+            f"returned it). thunder_core must fetch it again on every call. Pass it to the jitted function as an "
+            f"argument, or read it as an attribute of a module or object the function uses.")
+
+
+def _torch_lookaside(entry):
+    def lookaside(I, args, kwargs):
+        args, kwargs = I.recorder.resolve(I, args, kwargs)
+        return entry(*args, **kwargs)
+    return lookaside
+
+
 def _torch_lookasides():
-    table = {}
-    for fn, entry in TORCH_CALLS.items():
-        table[fn] = (lambda e: lambda I, args, kwargs: e(*args, **kwargs))(entry)
-    return table
+    return {fn: _torch_lookaside(entry) for fn, entry in TORCH_CALLS.items()}
 
 
 _LOOKASIDES = None
@@ -220,7 +331,8 @@ class TracingInterpreter(Interpreter):
         if _is_torch_callable(fn) and not isinstance(fn, type):
             from .ops.opaque import opaque_entry
 
-            return opaque_entry(fn)(*args, **(kwargs or {}))
+            args, kwargs = self.recorder.resolve(self, args, kwargs or {})
+            return opaque_entry(fn)(*args, **kwargs)
         return super().call_native(fn, args, kwargs)
 
 

@@ -19,9 +19,6 @@ _TB_FRAMES = ("traceback entries of interpreted frames point at stub frames (rea
               "made for interpreted code): ")
 _GEN_OBJECT = ("an interpreted generator is the interpreter's driver generator: its gi_code, gi_frame, "
                "gi_yieldfrom and frame locals are the driver's, not the user function's")
-_NATIVE_CALLBACK = ("a builtin calls this function natively (not interpreted), so it sees the thread's real "
-                    "state: ")
-
 KNOWN_LIMITATIONS = {
     "adversarial.case_tb_frame_locals_of_raising_frame": _TB_FRAMES + "their f_locals are empty",
     "adversarial.case_tb_frame_code_is_function_code": _TB_FRAMES + "their f_code is a copy of the stub's code "
@@ -36,12 +33,6 @@ KNOWN_LIMITATIONS = {
     "adversarial_2.case_object_read_from_global_container_is_released": (
         "by design: objects read from outside the call stay alive for the call's duration (provenance "
         "tracking keeps them, so ids stay unique for guards)"),
-    "adversarial.case_native_callback_chain_inside_handler": _NATIVE_CALLBACK + (
-        "the exception it raises does not get the interpreted handler's exception as __context__"),
-    "adversarial_2.case_getframe_in_callback_called_by_builtin": _NATIVE_CALLBACK + (
-        "sys._getframe(1) there is the interpreter's frame that called the builtin"),
-    "adversarial_2.case_eval_passed_to_map_sees_caller_locals": _NATIVE_CALLBACK + (
-        "eval called by map() reads the interpreter's frame, not the user's locals"),
 }
 
 CASES = []

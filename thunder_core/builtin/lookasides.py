@@ -1,7 +1,7 @@
 """The core's own lookasides for tracing, registered through the lookaside hook like any
 plugin's: ``nn.Module.__call__`` straight to ``forward`` (when the module has no hooks),
 ``isinstance(proxy, torch.Tensor)``, torch's ``__torch_function__`` checks, nested ``tc.jit``,
-``torch.autograd.Function.apply`` (a user's custom gradient: recorded as one opaque op, so
+``torch.compiler.is_compiling()`` (True while tracing), ``torch.autograd.Function.apply`` (a user's custom gradient: recorded as one opaque op, so
 PyTorch runs its forward and, in the backward, its own ``backward``) and activation
 checkpointing (traced inline)."""
 
@@ -68,8 +68,19 @@ def _checkpoint(I, args, kwargs):
     return I.call(fn, tuple(rest), {k: v for k, v in kwargs.items() if k not in _CHECKPOINT_OPTIONS})
 
 
+def _compiling(I, args, kwargs):
+    # Library code asking "am I being compiled?" takes its trace-friendly path (no branches
+    # on tensor values, no host syncs), as it does under torch.compile.
+    return True
+
+
 def _nested_jit(I, args, kwargs):
-    return I.call(args[0].fn, args[1:], kwargs)  # traced inline
+    jf, args = args[0], args[1:]
+    if jf._bound is not None:  # a jitted bound method: its object is read through the jitted function
+        from ..frontend.ops.names import read_attr
+
+        args = (read_attr(I, None, jf, "_bound"), *args)
+    return I.call(jf._target, args, kwargs)  # traced inline
 
 
 @hookspecs.hookimpl
@@ -81,6 +92,12 @@ def thunder_core_lookasides():
     import torch.utils.checkpoint as ckpt
 
     table[ckpt.checkpoint] = _checkpoint
+    from importlib import import_module
+
+    for mod in ("torch.compiler", "torch._dynamo", "torch._dynamo.external_utils", "torch._utils"):
+        fn = getattr(import_module(mod), "is_compiling", None)
+        if fn is not None:
+            table[fn] = _compiling
     for name in ("_has_torch_function", "_has_torch_function_unary", "_has_torch_function_variadic"):
         table[getattr(torch._C, name)] = _no_torch_function
     return table

@@ -28,6 +28,7 @@ import types
 
 from . import events as ev
 from . import recursion, special
+from .iteration import VIEW_KINDS
 from .code import _infos, CO_ASYNC_GENERATOR, CO_COROUTINE, PY, code_info
 from .errors import refuse
 from .frame import NULL, ExcItem, Frame
@@ -93,7 +94,8 @@ class Interpreter:
         self.events: list[ev.Event] = []
         self.outside: dict[int, tuple] = {}     # id -> (object, Provenance); pins the object
         self.created_cells: dict[int, object] = {}  # id -> cell made during this call
-        self.iterators: dict[int, list] = {}   # id(iterator of an outside container) -> [prov, count, it, indexable]
+        self.iterated: set = set()             # provenances of outside containers whose items were iterated
+        self.views: dict[int, tuple] = {}      # id(view of an outside dict) -> (view, dict, its provenance, kind)
         self.frames: list[Frame] = []
         self.exc_item = ExcItem()              # root of the handled-exception chain
         self.outer_exc = sys.exception()       # what the caller of the interpreter is handling
@@ -221,14 +223,22 @@ class Interpreter:
                 kind = ev.WRITE_ATTR if fn is setattr else ev.DELETE_ATTR
                 self.write(kind, src[1], args[1] if len(args) > 1 else None, args[2] if len(args) > 2 else None,
                            self._current_inst())
-        if (type(r) not in SCALARS and id(r) not in outside and not t.__flags__ & _TYPE_SUBCLASS
-                and not (t is types.BuiltinFunctionType and fn in _FRESH)):
+        tr = type(r)
+        if src is not None and tr in VIEW_KINDS:  # d.items(): iterating it reads d's items (iteration.py)
+            self.views[id(r)] = (r, recv, src[1], VIEW_KINDS[tr])
+        # A result nothing else refers to (only our local `r` and getrefcount's argument) was
+        # made by this call: it is local state, whatever made it (a __new__, a copy...).
+        # Anything else returned by a native call on outside objects is outside data reached
+        # along a path the prologue cannot follow by itself (CALL).
+        if (tr not in SCALARS and id(r) not in outside and not t.__flags__ & _TYPE_SUBCLASS
+                and not (t is types.BuiltinFunctionType and fn in _FRESH) and tr not in _NOT_DATA
+                and sys.getrefcount(r) > 2):
             if src is None:
                 for a in args:
                     src = outside.get(id(a))
                     if src is not None:
                         break
-            if src is not None and type(r) not in _NOT_DATA:
+            if src is not None:
                 outside[id(r)] = (r, Provenance(CALL, src[1], getattr(fn, "__name__", None), fn))
         return r
 

@@ -2,7 +2,8 @@
 ``locals()``, ``sys.exc_info()``, ``sys._getframe()``, ``warnings.warn``, ...), run code
 (``__build_class__``, ``exec``/``eval`` without explicit namespaces) or see the interpreter's
 own state (the recursion limit). Called natively they would see the interpreter's frames
-instead of the user's, so the interpreter answers them itself.
+instead of the user's, so the interpreter answers them itself. Builtins that iterate or call
+back (``enumerate``, ``zip``, ``map``, ``sorted``, ``getattr``...) are in iteration.py.
 
 A lookaside has the signature ``(interpreter, args: tuple, kwargs: dict) -> result``.
 """
@@ -15,6 +16,7 @@ import sys
 import types
 
 from . import recursion
+from .iteration import LOOKASIDES as ITERATION_LOOKASIDES
 from .code import PY
 from .frame import NULL
 from .frameview import _getframe, _getframemodulename, _has, _warn, frame_locals
@@ -69,6 +71,11 @@ def _globals(I, args, kwargs):
 
 
 def _vars(I, args, kwargs):
+    if len(args) == 1 and not kwargs:  # vars(o) is o.__dict__: an outside object's is outside data
+        from .ops.names import read_attr
+
+        vars(args[0])  # CPython's TypeError for objects without __dict__
+        return read_attr(I, None, args[0], "__dict__")
     if args or kwargs:
         return vars(*args, **kwargs)
     return frame_locals(_caller(I))
@@ -206,6 +213,7 @@ BUILTIN_LOOKASIDES = {
     sys.getrecursionlimit: _getrecursionlimit,
     sys.setrecursionlimit: _setrecursionlimit,
 }
+BUILTIN_LOOKASIDES.update(ITERATION_LOOKASIDES)
 if hasattr(sys, "exception"):
     BUILTIN_LOOKASIDES[sys.exception] = _exception
 if hasattr(sys, "_getframemodulename"):

@@ -1,7 +1,8 @@
 """The epilogue: writes to outside state (globals, closure cells of outside functions,
 attributes and items of outside objects, mutating methods such as ``list.append``), replayed
 after the computation on every call, in program order, so a cached call does what CPython
-does.
+does; then the function's output, rebuilt from the computation's results (rebuild.py) when it
+is more than proxies in tuples, lists and dicts.
 
 While tracing, the interpreter performs each write for real (later reads in the same call
 must see it); :class:`UndoLog` snapshots every outside object before its first change and
@@ -18,9 +19,9 @@ import types
 import torch
 
 from ..frontend import events as ev
-from ..ir import Proxy
 from ..ir.codegen import compile_function
 from .prologue import NotRefetchable, _Builder
+from .rebuild import NotRebuildable, Rebuilder, is_plain
 
 _MISSING = object()
 _INPLACE = {"+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=": operator.itruediv,
@@ -35,7 +36,10 @@ class UnreplayableWrite(NotImplementedError):
 
 class UndoLog:
     """Snapshots outside objects before their first change while tracing; ``restore()`` puts
-    them back (in reverse order)."""
+    them back (in reverse order). Both use the base types' own methods (``dict.clear``,
+    ``list.__setitem__``, ``type.__setattr__``...), never the object's: a dict subclass whose
+    ``update`` raises, a ``ModelOutput``, a class's read-only ``__dict__`` are restored all
+    the same."""
 
     def __init__(self):
         self.saved: dict[int, tuple] = {}
@@ -44,98 +48,131 @@ class UndoLog:
     def snapshot(self, obj):
         if id(obj) in self.saved:
             return
+        parts = []
         if isinstance(obj, types.CellType):
             try:
-                state = obj.cell_contents
+                parts.append(("cell", obj.cell_contents))
             except ValueError:
-                state = _MISSING
-        elif isinstance(obj, (dict, collections.OrderedDict)):
-            state = dict(obj)
-        elif isinstance(obj, (list, bytearray, collections.deque)):
-            state = list(obj)
-        elif isinstance(obj, (set, frozenset)):
-            state = set(obj)
-        elif hasattr(obj, "__dict__"):
-            state = dict(obj.__dict__)
-            if isinstance(obj, torch.nn.Module):
-                state = (state, dict(obj._parameters), dict(obj._buffers), dict(obj._modules))
+                parts.append(("cell", _MISSING))
+        elif isinstance(obj, type):
+            parts.append(("class", dict(obj.__dict__)))
         else:
-            state = _MISSING  # cannot be restored: reported by restore()
-        self.saved[id(obj)] = (obj, state)
+            if isinstance(obj, collections.OrderedDict):
+                parts.append(("odict", list(collections.OrderedDict.items(obj))))
+            elif isinstance(obj, dict):
+                parts.append(("dict", list(dict.items(obj))))
+            elif isinstance(obj, (list, bytearray)):
+                parts.append(("list", list.copy(obj) if isinstance(obj, list) else bytes(obj)))
+            elif isinstance(obj, collections.deque):
+                parts.append(("deque", list(obj)))
+            elif isinstance(obj, set):
+                parts.append(("set", set.copy(obj)))
+            d = _instance_dict(obj)
+            if d is not None:
+                parts.append(("attrs", (d, dict(d))))
+                if isinstance(obj, torch.nn.Module):  # its tables are dicts changed in place
+                    for table in ("_parameters", "_buffers", "_modules"):
+                        t = d.get(table)
+                        if type(t) is dict:
+                            parts.append(("table", (t, dict(t))))
+        self.saved[id(obj)] = (obj, parts)
         self.order.append(id(obj))
 
     def restore(self):
         for key in reversed(self.order):
-            obj, state = self.saved[key]
-            if isinstance(obj, types.CellType):
-                if state is _MISSING:
-                    try:
-                        del obj.cell_contents
-                    except ValueError:
-                        pass
-                else:
-                    obj.cell_contents = state
-            elif isinstance(obj, dict):
-                obj.clear()
-                obj.update(state)
-            elif isinstance(obj, (list, bytearray)):
-                obj[:] = state
-            elif isinstance(obj, collections.deque):
-                obj.clear()
-                obj.extend(state)
-            elif isinstance(obj, set):
-                obj.clear()
-                obj.update(state)
-            elif state is not _MISSING:
-                if isinstance(obj, torch.nn.Module):
-                    state, params, buffers, modules = state
-                    for d, s in ((obj._parameters, params), (obj._buffers, buffers), (obj._modules, modules)):
-                        d.clear()
-                        d.update(s)
-                obj.__dict__.clear()
-                obj.__dict__.update(state)
+            obj, parts = self.saved[key]
+            for kind, state in parts:
+                _RESTORE[kind](obj, state)
         self.saved.clear()
         self.order.clear()
 
 
-def build_epilogue(cap, args, kwargs):
-    """(epilogue function or None, its source, the proxies it needs as extra computation
-    outputs) for the writes in ``cap.events``."""
+def _instance_dict(obj):
+    try:
+        d = object.__getattribute__(obj, "__dict__")
+    except (AttributeError, TypeError):
+        return None
+    return d if isinstance(d, dict) else None
+
+
+def _restore_cell(obj, state):
+    if state is _MISSING:
+        try:
+            del obj.cell_contents
+        except ValueError:
+            pass
+    else:
+        obj.cell_contents = state
+
+
+def _restore_class(cls, state):
+    now = cls.__dict__
+    for k in [k for k in now if k not in state]:
+        type.__delattr__(cls, k)
+    for k, v in state.items():
+        if now.get(k, _MISSING) is not v:
+            type.__setattr__(cls, k, v)
+
+
+def _restore_dict(obj, items):
+    dict.clear(obj)
+    dict.update(obj, items)
+
+
+def _restore_odict(obj, items):
+    collections.OrderedDict.clear(obj)
+    for k, v in items:
+        collections.OrderedDict.__setitem__(obj, k, v)
+
+
+def _restore_list(obj, items):
+    (bytearray if isinstance(obj, bytearray) else list).__setitem__(obj, slice(None), items)
+
+
+def _restore_deque(obj, items):
+    collections.deque.clear(obj)
+    collections.deque.extend(obj, items)
+
+
+def _restore_set(obj, items):
+    set.clear(obj)
+    set.update(obj, items)
+
+
+def _restore_attrs(obj, state):
+    d, saved = state
+    dict.clear(d)
+    dict.update(d, saved)
+
+
+_RESTORE = {"cell": _restore_cell, "class": _restore_class, "dict": _restore_dict, "odict": _restore_odict,
+            "list": _restore_list, "deque": _restore_deque, "set": _restore_set, "attrs": _restore_attrs,
+            "table": lambda obj, state: _restore_attrs(obj, state)}
+
+
+def build_epilogue(cap, args, kwargs, output):
+    """(epilogue function or None, its source, the proxies the computation must return for it).
+
+    The epilogue ``epilogue(args, kwargs, results) -> output`` makes the writes in
+    ``cap.events`` in program order, then returns ``output`` rebuilt (rebuild.py) from the
+    computation's ``results``. None when there are no writes and ``output`` is plain (the
+    computation returns it directly)."""
     writes = [e for e in cap.events if e.kind in ev.WRITES]
-    if not writes:
+    if not writes and is_plain(output):
         return None, "", []
     b = _Builder(args, kwargs)
     b.consts.update(operator=operator)
-    extras: list[Proxy] = []
-    outside = cap.outside
+    rb = Rebuilder(b, cap.outside)
 
     def value(v, e):
-        if isinstance(v, Proxy):
-            for k, p in enumerate(extras):
-                if p is v:
-                    return f"extras[{k}]"
-            extras.append(v)
-            return f"extras[{len(extras) - 1}]"
-        if v is None or type(v) in (int, float, bool, str, bytes, complex):
-            return repr(v) if type(v) is not float or v == v and abs(v) != float("inf") else b.const(v, "V")
-        if isinstance(v, (torch.dtype, torch.device)):
-            return b.const(v, "V")
-        entry = outside.get(id(v))
-        if entry is not None:
-            try:
-                return b.fetch(entry[1])
-            except NotRefetchable:
-                pass
-        if type(v) is tuple:
-            return "(" + "".join(value(x, e) + ", " for x in v) + ")"
-        if type(v) is list:
-            return "[" + ", ".join(value(x, e) for x in v) + "]"
-        if type(v) is dict:
-            return "{" + ", ".join(f"{value(k, e)}: {value(x, e)}" for k, x in v.items()) + "}"
-        raise UnreplayableWrite(
-            f"{e.where}: the jitted function writes a {type(v).__qualname__} created inside it to "
-            f"{cap.describe_path(e.prov)} ({e.kind}); writes are repeated on every call, and such an object cannot "
-            "be re-created. Write numbers, strings, tensors, or lists/tuples/dicts of them, or objects passed in.")
+        try:
+            return rb.expr(v)
+        except NotRebuildable as why:
+            raise UnreplayableWrite(
+                f"{e.where}: the jitted function writes a {type(v).__qualname__} created inside it to "
+                f"{cap.describe_path(e.prov)} ({e.kind}); writes are repeated on every call by making the object "
+                f"again with the copy protocol, and {why}. Write numbers, strings, tensors, containers of them, or "
+                "objects that can be copied.") from None
 
     def target(e):
         try:
@@ -166,6 +203,14 @@ def build_epilogue(cap, args, kwargs):
             else:
                 call_args = ", ".join(value(a, e) for a in e.value)
                 b.lines.append(f"{target(e)}.{e.key}({call_args})")
+    try:
+        out = rb.expr(output)
+    except NotRebuildable as why:
+        raise NotRebuildable(
+            f"{cap.fn_name} returns a value that thunder_core makes again on every call (objects created during the "
+            f"call are rebuilt with the copy protocol), but {why}. Return tensors, numbers, containers of them, "
+            f"dataclasses or types registered with torch.utils._pytree.") from None
+    b.lines.append(f"return {out}")
     body = "\n".join("    " + line for line in b.lines)
-    source = f"def epilogue(args, kwargs, extras):\n{body}\n"
-    return compile_function(source, "epilogue", f"epilogue {cap.fn_name}", b.consts), source, extras
+    source = f"def epilogue(args, kwargs, results):\n{body}\n"
+    return compile_function(source, "epilogue", f"epilogue {cap.fn_name}", b.consts), source, rb.results

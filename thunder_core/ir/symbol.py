@@ -117,6 +117,8 @@ class Symbol:
                 f"Symbol {self.id} was called outside of a trace. Symbols record themselves into the trace being "
                 f"built and compute nothing: call it inside `with thunder_core.ir.tracing(trace):`, or run the "
                 f"trace through Trace.python_callable(impls) to execute implementations.")
+        if trace.resolve_inputs is not None:
+            args, kwargs = trace.resolve_inputs(args, kwargs)
         if self.decomposition is None:
             out, subsymbols = self.meta(*args, **kwargs), ()
             if not torch.is_grad_enabled():

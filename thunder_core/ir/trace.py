@@ -88,6 +88,10 @@ class Trace:
     _names: set[str] = field(default_factory=set, init=False, repr=False)
     _counters: dict[str, int] = field(default_factory=dict, init=False, repr=False)
     _scopes: list[list] = field(default_factory=list, init=False, repr=False)
+    #: A hook of the frontend building this trace: ``resolve_inputs(args, kwargs) -> (args,
+    #: kwargs)`` replaces real values reaching a symbol call (a tensor the program got along a
+    #: path the frontend did not see) by proxies, or raises saying why it cannot. None: no hook.
+    resolve_inputs = None
 
     def __post_init__(self):
         if not is_valid_name(self.name):

@@ -3,10 +3,11 @@
 import functools
 
 from .. import events as ev
+from .. import iteration
 from ..code import PY, native
 from ..frame import NULL
 from ..provenance import ITEM, Provenance
-from ..special import lookup
+from ..special import HEAPTYPE, lookup
 from . import op
 
 
@@ -106,7 +107,8 @@ def _not_iterable(x) -> bool:
 @op("LIST_EXTEND")
 def list_extend(I, f, inst):
     s = f.stack
-    it = entered_items(I, inst, s.pop())
+    it = s.pop()
+    it = entered_items(I, inst, it) if type(it) in (list, tuple) else _iterated(I, it)
     try:
         s[-inst.arg].extend(it)
         err = None
@@ -248,16 +250,33 @@ def entered_values(I, inst, m):
 def unpack_sequence(I, f, inst):
     s, n = f.stack, inst.arg
     seq = s.pop()
-    if type(seq) in (tuple, list) and len(seq) == n:
-        items = seq
+    if type(seq) in (tuple, list):
+        _push_items(I, f, inst, seq, seq if len(seq) == n else unpacker(n)(seq))
     else:
-        items = unpacker(n)(seq)
-    _push_items(I, f, inst, seq, items)
+        s.extend(reversed(unpacker(n)(_iterated(I, seq))))
 
 
 @op("UNPACK_EX")
 def unpack_ex(I, f, inst):
     s = f.stack
     seq = s.pop()
-    items = unpacker(inst.arg & 0xFF, inst.arg >> 8)(seq)
-    f.stack.extend(reversed(items))
+    u = unpacker(inst.arg & 0xFF, inst.arg >> 8)
+    if type(seq) in (tuple, list) and id(seq) in I.outside:
+        items = u(seq)
+        before = inst.arg & 0xFF
+        n = len(seq)
+        entered = entered_items(I, inst, seq)  # every item, by index: the starred part is a new list
+        items = (*entered[:before], entered[before:n - (inst.arg >> 8)], *entered[n - (inst.arg >> 8):])
+    else:
+        items = u(_iterated(I, seq))
+    s.extend(reversed(items))
+
+
+def _iterated(I, seq):
+    """What unpacking iterates: ``seq`` unless it is outside data or has a Python
+    ``__iter__`` (then an iterator entering its items, interpreted); a non-iterable stays as
+    it is, for CPython's own error message."""
+    t = type(seq)
+    if (t.__flags__ & HEAPTYPE or id(seq) in I.outside or id(seq) in I.views) and not _not_iterable(seq):
+        return iteration.iterable(I, seq)
+    return seq

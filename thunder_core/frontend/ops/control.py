@@ -1,9 +1,8 @@
 """Jumps and the iteration protocol."""
 
-from .. import events as ev
 from ..code import PY
 from ..frame import NULL
-from ..provenance import ITEM, ITER, Provenance
+from ..iteration import Entering, get_iter, next_value  # noqa: F401 (get_iter, next_value: used by generators.py)
 from ..special import HEAPTYPE, special_method
 from . import op
 
@@ -55,34 +54,15 @@ def jump_if_false_or_pop(I, f, inst):
         s.pop()
 
 
-def get_iter(I, x):
-    """iter(x), with an ``__iter__`` written in Python interpreted."""
-    it = special_method(I, x, "__iter__")
-    it = iter(x) if it is NULL else _checked_iter(it, x)
-    e = I.outside.get(id(x))
-    if e is not None:
-        I.iterators[id(it)] = [e[1], 0, it, type(x) in (list, tuple)]
-    return it
-
-
-def _checked_iter(it, x):
-    if not hasattr(type(it), "__next__"):
-        raise TypeError(f"iter() returned non-iterator of type '{type(it).__name__}'")
-    return it
-
-
-@op("GET_ITER")
-def get_iter_op(I, f, inst):
-    s = f.stack
-    s[-1] = get_iter(I, s[-1])
-
-
 _END = object()
 
 
 def next_or_end(I, it):
     """next(it), or _END when exhausted; ``__next__`` written in Python is interpreted."""
-    if not type(it).__flags__ & HEAPTYPE:  # builtin iterators: no Python __next__
+    t = type(it)
+    if not t.__flags__ & HEAPTYPE:  # builtin iterators: no Python __next__
+        return next(it, _END)
+    if t is Entering:
         return next(it, _END)
     try:
         v = special_method(I, it, "__next__")
@@ -92,19 +72,10 @@ def next_or_end(I, it):
     return next(it, _END) if v is NULL else v
 
 
-def next_value(I, it):
-    """next(it) (StopIteration propagates); ``__next__`` written in Python is interpreted."""
-    v = special_method(I, it, "__next__")
-    return next(it) if v is NULL else v
-
-
-def _entered(I, inst, it, v):
-    st = I.iterators.get(id(it))
-    if st is None:
-        return v
-    n = st[1]
-    st[1] = n + 1
-    return I.enter(v, Provenance(ITEM if st[3] else ITER, st[0], n), ev.READ_ITEM, inst, n, it)
+@op("GET_ITER")
+def get_iter_op(I, f, inst):
+    s = f.stack
+    s[-1] = get_iter(I, s[-1])
 
 
 if PY >= (3, 12):
@@ -117,7 +88,7 @@ if PY >= (3, 12):
             s.append(None)  # END_FOR (and POP_TOP on 3.13) at the target pop it and the iterator
             f.ip = inst.target
         else:
-            s.append(_entered(I, inst, it, v) if I.iterators else v)
+            s.append(v)
 
     @op("END_FOR")
     def end_for(I, f, inst):
@@ -135,4 +106,4 @@ else:
             s.pop()
             f.ip = inst.target
         else:
-            s.append(_entered(I, inst, it, v) if I.iterators else v)
+            s.append(v)

@@ -273,22 +273,31 @@ def _read_property(I, o, t, name, p):
     return special.call_bound(I, ga, o, t, (name,))  # outside the except: no __context__
 
 
-def _getattr(I, inst, o, name):
-    # Per-site cache (CPython specialises LOAD_ATTR per site too): the type last seen here
-    # and its Python property for ``name`` or None. A cached property is re-checked before
-    # use; a class that gains a property after a site was cached reads it natively there.
+def read_attr(I, inst, o, name):
+    """``o.name`` as the interpreted program reads it: a Python property's getter is
+    interpreted, and an attribute of an outside object enters the call. ``inst``: the
+    LOAD_ATTR instruction (its cache slot holds the site's last type), or None (``getattr``)."""
     t = type(o)
-    c = inst.cache
-    if c is None or c[0] is not t:
-        c = inst.cache = (t, _python_property(t, name))
-    p = c[1]
+    if inst is None:
+        p = _python_property(t, name)
+    else:
+        # Per-site cache (CPython specialises LOAD_ATTR per site too): the type last seen here
+        # and its Python property for ``name`` or None. A cached property is re-checked before
+        # use; a class that gains a property after a site was cached reads it natively there.
+        c = inst.cache
+        if c is None or c[0] is not t:
+            c = inst.cache = (t, _python_property(t, name))
+        p = c[1]
     if p is not None and getattr(t, name, None) is p and t.__getattribute__ is _OBJECT_GETATTRIBUTE:
         return _read_property(I, o, t, name, p)  # its reads are recorded inside the getter
     v = getattr(o, name)
     e = I.outside.get(id(o))
     if e is not None:
-        v = I.enter(v, Provenance(ATTR, e[1], name), ev.READ_ATTR, inst, name, o)
+        v = I.enter(v, Provenance(ATTR, e[1], name), ev.READ_ATTR, inst or I._current_inst(), name, o)
     return v
+
+
+_getattr = read_attr
 
 
 if PY >= (3, 12):
