@@ -13,6 +13,7 @@ import torch
 from .capture import Capture, capture
 from .guards.prologue import MISS, Prologue, build_prologue
 from .ir import Trace
+from .module import ThunderModule, jit_module
 
 #: Run the IR verifier on every trace a compile produces (tests turn it on; so does
 #: THUNDER_CORE_VERIFY=1), so a pass that breaks a trace fails where it broke it.
@@ -266,31 +267,6 @@ def _resolve_executors(spec):
     return out
 
 
-class ThunderModule(torch.nn.Module):
-    """``tc.jit(module)``: an ``nn.Module`` sharing the original's parameters and buffers (it
-    holds the module, no copies) whose forward runs the jitted ``module(*args)``."""
-
-    def __init__(self, module: torch.nn.Module, jfn: JittedFunction):
-        super().__init__()
-        self._model = module
-        self._jfn = jfn
-
-    def forward(self, *args, **kwargs):
-        return self._jfn(self._model, *args, **kwargs)
-
-    def state_dict(self, *args, **kwargs):
-        return self._model.state_dict(*args, **kwargs)
-
-    def load_state_dict(self, *args, **kwargs):
-        return self._model.load_state_dict(*args, **kwargs)
-
-    def __getattr__(self, name):
-        try:
-            return super().__getattr__(name)
-        except AttributeError:
-            return getattr(self._model, name)
-
-
 def _call_module(module, *args, **kwargs):
     return module(*args, **kwargs)
 
@@ -303,13 +279,13 @@ def jit(fn, executors=None, cache="constant values", sharp_edges=None, transform
         code = getattr(getattr(type(fn).forward, "__func__", type(fn).forward), "__code__", None)
         if code is not None:
             jfn.arg_names = ["module", *code.co_varnames[1:code.co_argcount]]
-        return ThunderModule(fn, jfn)
+        return jit_module(fn, jfn)
     return JittedFunction(fn, executors, cache, sharp_edges, transforms)
 
 
 def _jfn(obj) -> JittedFunction:
     if isinstance(obj, ThunderModule):
-        return obj._jfn
+        return obj._tc_jfn
     if isinstance(obj, JittedFunction):
         return obj
     raise TypeError(f"expected the result of thunder_core.jit, got {type(obj).__qualname__}")

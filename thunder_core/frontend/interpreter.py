@@ -96,6 +96,8 @@ class Interpreter:
         self.created_cells: dict[int, object] = {}  # id -> cell made during this call
         self.iterated: set = set()             # provenances of outside containers whose items were iterated
         self.views: dict[int, tuple] = {}      # id(view of an outside dict) -> (view, dict, its provenance, kind)
+        self.written: set = set()              # (id(outside object), key) this call wrote (attribute, item, global, cell)
+        self.mutated: set = set()              # ids of outside containers changed by a mutating method
         self.frames: list[Frame] = []
         self.exc_item = ExcItem()              # root of the handled-exception chain
         self.outer_exc = sys.exception()       # what the caller of the interpreter is handling
@@ -118,7 +120,10 @@ class Interpreter:
 
     def enter(self, value, prov, kind, inst, key=None, owner=None):
         """A value read from outside: log the read (once per site while it stays the same),
-        give it to ``on_enter``, remember its provenance."""
+        give it to ``on_enter``, remember its provenance. Reading back what this call wrote
+        there (``self.dtype = ...; self.dtype``) is no outside read: the value is the call's own."""
+        if owner is not None and (self.written or self.mutated) and self._wrote(owner, key):
+            return value
         last = self._last_read.get(inst)
         if last is not None and last[0] is owner and last[1] is value:
             if self.on_enter is None:
@@ -135,8 +140,25 @@ class Interpreter:
             self.outside[id(value)] = (value, prov)
         return value
 
-    def write(self, kind, prov, key, value, inst):
+    def write(self, kind, prov, key, value, inst, owner=None):
+        """Log a write into outside state ``prov`` (the object ``owner``; its ``key``)."""
         self.events.append(ev.Event(kind, prov, key, value, inst.site))
+        if owner is not None:
+            if kind == ev.MUTATE:
+                self.mutated.add(id(owner))
+            else:
+                try:
+                    self.written.add((id(owner), key))
+                except TypeError:  # an unhashable key (a slice before 3.12): the whole object
+                    self.mutated.add(id(owner))
+
+    def _wrote(self, owner, key) -> bool:
+        if id(owner) in self.mutated:
+            return True
+        try:
+            return (id(owner), key) in self.written
+        except TypeError:
+            return False
 
     # ---------------------------------------------------------------- calls
 
@@ -214,15 +236,19 @@ class Interpreter:
             src = outside.get(id(recv))
             if src is not None:
                 name = fn.__name__
+                margs = args if t is types.BuiltinMethodType else args[1:]  # list.append(L, x): drop L
                 if _is_mutator(type(recv), name):
-                    margs = args if t is types.BuiltinMethodType else args[1:]  # list.append(L, x): drop L
-                    self.write(ev.MUTATE, src[1], name, margs, self._current_inst())
+                    self.write(ev.MUTATE, src[1], name, margs, self._current_inst(), recv)
+                elif name in _QUERIES and not kwargs:
+                    q = query(recv, name, margs, src[1])
+                    if q is not None:  # d.get("k"), L.index(3): a read of outside data, guarded
+                        return self.enter(r, q, ev.READ_ITEM, self._current_inst(), margs[0] if margs else name, recv)
         elif t is types.BuiltinFunctionType and fn in _ATTR_WRITERS and args:
             src = outside.get(id(args[0]))
             if src is not None:
                 kind = ev.WRITE_ATTR if fn is setattr else ev.DELETE_ATTR
                 self.write(kind, src[1], args[1] if len(args) > 1 else None, args[2] if len(args) > 2 else None,
-                           self._current_inst())
+                           self._current_inst(), args[0])
         tr = type(r)
         if src is not None and tr in VIEW_KINDS:  # d.items(): iterating it reads d's items (iteration.py)
             self.views[id(r)] = (r, recv, src[1], VIEW_KINDS[tr])
@@ -479,6 +505,25 @@ _MUTATORS = {
                 "__delitem__", "__iadd__", "__imul__"},
 }
 _ATTR_WRITERS = frozenset({setattr, delattr})
+# Methods of builtin containers that only read them: on an outside container, with literal
+# arguments, their result is outside data the prologue reads again by calling the method.
+_QUERIES = frozenset({"get", "__contains__", "__getitem__", "index", "count"})
+_LITERAL = frozenset({int, float, bool, str, bytes, type(None)})
+
+
+def query(obj, name, args, prov):
+    """The provenance ``name(obj, *args)`` (a CALL whose key is ``(name, args)`` and whose ref
+    is the builtin method) when ``name`` is the builtin container's own, unoverridden method
+    and ``args`` are literals; else None."""
+    if not all(type(a) in _LITERAL for a in args):
+        return None
+    for base in type(obj).__mro__:
+        if not base.__flags__ & HEAPTYPE:
+            m = base.__dict__.get(name)
+            if m is None or lookup(type(obj), name) is not m:
+                return None
+            return Provenance(CALL, prov, (name, tuple(args)), m)
+    return None
 _FRESH = frozenset({sorted, reversed, iter, len, repr, str, format, id, hash, isinstance, issubclass,
                     callable, dir, vars, list, dict, set, frozenset, tuple})
 

@@ -15,6 +15,7 @@ same object, without ``Module.__getattr__``'s cost).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import torch
@@ -81,6 +82,13 @@ class _Builder:
         elif k == CALL and prov.ref is len:
             parent = self.fetch(prov.parent)
             expr, value = f"len({parent})", len(self.values[prov.parent])
+        elif k == CALL and type(prov.key) is tuple:  # a query of a builtin container: d.get("k")
+            parent = self.fetch(prov.parent)
+            name, args = prov.key
+            lits = "".join(", " + (repr(a) if type(a) is not float or math.isfinite(a) else self.const(a, "V"))
+                           for a in args)
+            expr = f"{self.const(prov.ref, 'Q')}({parent}{lits})"
+            value = prov.ref(self.values[prov.parent], *args)
         elif k == ITER:
             expr, value = f"{self.listed(prov.parent)}[{prov.key}]", list(self.values[prov.parent])[prov.key]
         elif k == "state":

@@ -106,6 +106,8 @@ class Rebuilder:
             return repr(v)
         if t is float or t is complex:
             return repr(v) if v == v and abs(v) != float("inf") else self.b.const(v, "V")
+        if isinstance(v, _CONSTANTS) or isinstance(v, torch.Tensor):
+            return self.b.const(v, "K")
         var = self._memo.get(id(v))
         if var is not None:
             return var
@@ -115,8 +117,6 @@ class Rebuilder:
                 return self.b.fetch(entry[1])
             except NotRefetchable:
                 return self.b.const(v, "K")  # an object that existed before the call: that object
-        if isinstance(v, _CONSTANTS) or isinstance(v, torch.Tensor):
-            return self.b.const(v, "K")
         if id(v) in self._busy:
             raise NotRebuildable(f"a {t.__qualname__} that contains itself")
         self._busy.add(id(v))

@@ -9,6 +9,7 @@ import operator
 
 from .. import events as ev
 from ..code import PY
+from ..interpreter import query
 from ..provenance import ITEM, Provenance
 from . import op
 
@@ -38,7 +39,7 @@ def binary_op(I, f, inst):
     if r is a and inst.arg in _INPLACE:
         e = I.outside.get(id(a))
         if e is not None:
-            I.write(ev.MUTATE, e[1], dis._nb_ops[inst.arg][1], (b,), inst)
+            I.write(ev.MUTATE, e[1], dis._nb_ops[inst.arg][1], (b,), inst, a)
 
 
 @op("UNARY_NEGATIVE")
@@ -92,6 +93,11 @@ def contains_op(I, f, inst):
     s = f.stack
     container = s.pop()
     r = operator.contains(container, s[-1])
+    e = I.outside.get(id(container))
+    if e is not None:  # `"k" in outside_dict`: a read of outside data, guarded
+        q = query(container, "__contains__", (s[-1],), e[1])
+        if q is not None:
+            r = I.enter(r, q, ev.READ_ITEM, inst, s[-1], container)
     s[-1] = not r if inst.arg else r
 
 
@@ -123,7 +129,7 @@ def setitem(I, inst, container, key, v):
     container[key] = v
     e = I.outside.get(id(container))
     if e is not None:
-        I.write(ev.WRITE_ITEM, e[1], key, v, inst)
+        I.write(ev.WRITE_ITEM, e[1], key, v, inst, container)
 
 
 @op("STORE_SUBSCR")
@@ -149,7 +155,7 @@ def delete_subscr(I, f, inst):
     del container[key]
     e = I.outside.get(id(container))
     if e is not None:
-        I.write(ev.DELETE_ITEM, e[1], key, None, inst)
+        I.write(ev.DELETE_ITEM, e[1], key, None, inst, container)
 
 
 _CONVERT = {0: None, 1: str, 2: repr, 3: ascii}

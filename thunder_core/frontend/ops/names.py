@@ -72,7 +72,7 @@ def store_global(I, f, inst):
     if I.before_write is not None:
         I.before_write(f.globals)
     f.globals[name] = v
-    I.write(ev.WRITE_GLOBAL, _global_prov(f, inst, name, f.globals, GLOBAL), name, v, inst)
+    I.write(ev.WRITE_GLOBAL, _global_prov(f, inst, name, f.globals, GLOBAL), name, v, inst, f.globals)
 
 
 @op("DELETE_GLOBAL")
@@ -83,7 +83,7 @@ def delete_global(I, f, inst):
     if I.before_write is not None:
         I.before_write(f.globals)
     del f.globals[name]
-    I.write(ev.DELETE_GLOBAL, _global_prov(f, inst, name, f.globals, GLOBAL), name, None, inst)
+    I.write(ev.DELETE_GLOBAL, _global_prov(f, inst, name, f.globals, GLOBAL), name, None, inst, f.globals)
 
 
 def _lookup(m, name):
@@ -230,7 +230,7 @@ def store_deref(I, f, inst):
     c.cell_contents = v
     if id(c) not in I.created_cells:
         name = f.info.names[inst.arg]
-        I.write(ev.WRITE_CELL, Provenance(CELL, None, name, c), name, v, inst)
+        I.write(ev.WRITE_CELL, Provenance(CELL, None, name, c), name, v, inst, c)
 
 
 @op("DELETE_DEREF")
@@ -243,7 +243,7 @@ def delete_deref(I, f, inst):
     del c.cell_contents
     if id(c) not in I.created_cells:
         name = f.info.names[inst.arg]
-        I.write(ev.DELETE_CELL, Provenance(CELL, None, name, c), name, None, inst)
+        I.write(ev.DELETE_CELL, Provenance(CELL, None, name, c), name, None, inst, c)
 
 
 # ------------------------------------------------------------------ attributes
@@ -337,7 +337,7 @@ def store_attr(I, f, inst):
     setattr(o, inst.argval, v)
     e = I.outside.get(id(o))
     if e is not None:
-        I.write(ev.WRITE_ATTR, e[1], inst.argval, v, inst)
+        I.write(ev.WRITE_ATTR, e[1], inst.argval, v, inst, o)
 
 
 @op("DELETE_ATTR")
@@ -348,7 +348,7 @@ def delete_attr(I, f, inst):
     delattr(o, inst.argval)
     e = I.outside.get(id(o))
     if e is not None:
-        I.write(ev.DELETE_ATTR, e[1], inst.argval, None, inst)
+        I.write(ev.DELETE_ATTR, e[1], inst.argval, None, inst, o)
 
 
 @op("LOAD_SUPER_ATTR")
