@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import torch
 
 from .frontend import Interpreter
+from .frontend.code import run_natively
 from .frontend.provenance import ARG, ATTR, CALL, CELL, GLOBAL, ITEM, ITER, KWARG, Provenance
 from .ir import Proxy, TensorProxy, Trace, TracingError, tracing
 from .ir.printing import PRINTER_GLOBALS
@@ -43,6 +44,10 @@ NO_HOOKS = "no-hooks"    # nn.Module without hooks (value: None)
 BOUND = "bound"          # the path must still exist (a global or cell the function deletes)
 
 _TORCH_DIR = os.path.dirname(torch.__file__)
+# torch's own compiler runs natively when reached from traced code (Module.__init__ is patched by
+# torch._dynamo once torch.compile has run; its bookkeeping is torch's state, not the program's).
+for _d in ("_dynamo", "_inductor"):
+    run_natively(os.path.join(_TORCH_DIR, _d))
 _OWNERS = (types.ModuleType, type(None), type(torch._C._VariableFunctions))
 _BOUND_METHODS = (types.MethodType, types.BuiltinMethodType, types.MethodWrapperType)
 _EQ_TYPES = (int, float, bool, str, complex, type(None), torch.dtype, torch.device, bytes, type(...))
@@ -320,6 +325,11 @@ class TracingInterpreter(Interpreter):
     """The interpreter with torch's operations recorded into a trace."""
 
     def call_native(self, fn, args, kwargs=None):
+        inner = getattr(fn, "_torchdynamo_orig_callable", None)
+        if inner is not None and type(fn) is types.FunctionType:
+            # torch._dynamo.disable's wrapper (runs natively, as torch/_dynamo does): what it
+            # wraps is traced, looked aside or called natively like any other callee
+            return self.call(inner, args, kwargs)
         if fn is len and len(args) == 1 and id(args[0]) in self.outside:
             # len() of an outside container is a read of outside state: guarded by value
             n = len(args[0])

@@ -68,6 +68,14 @@ def _checkpoint(I, args, kwargs):
     return I.call(fn, tuple(rest), {k: v for k, v in kwargs.items() if k not in _CHECKPOINT_OPTIONS})
 
 
+def _manual_seed(I, args, kwargs):
+    from ..ops import TORCH_CALLS
+
+    # torch.random.manual_seed: torch.manual_seed is re-wrapped once torch._dynamo is imported
+    TORCH_CALLS[torch.random.manual_seed](*args, **kwargs)  # recorded: it reseeds on every call
+    return torch.default_generator  # what eager returns
+
+
 def _compiling(I, args, kwargs):
     # Library code asking "am I being compiled?" takes its trace-friendly path (no branches
     # on tensor values, no host syncs), as it does under torch.compile.
@@ -92,6 +100,7 @@ def thunder_core_lookasides():
     import torch.utils.checkpoint as ckpt
 
     table[ckpt.checkpoint] = _checkpoint
+    table[torch.random.manual_seed] = _manual_seed
     from importlib import import_module
 
     for mod in ("torch.compiler", "torch._dynamo", "torch._dynamo.external_utils", "torch._utils"):

@@ -337,13 +337,16 @@ def _without_grad(m):
     return f
 
 
+_KEEP = frozenset({"inplace", "effect"})
+
+
 def dce(bsyms, outputs) -> list:
-    """The bound symbols needed to compute ``outputs``, and every write (in-place op) that
-    stayed in the trace (random ops are kept only if used)."""
+    """The bound symbols needed to compute ``outputs``, every write (in-place op) that stayed
+    in the trace and every effect (``torch.manual_seed``); random ops are kept only if used."""
     live = {id(p) for p in outputs}
     kept = []
     for b in reversed(bsyms):
-        if any(id(o) in live for o in b.flat_outs) or "inplace" in b.sym.tags:
+        if any(id(o) in live for o in b.flat_outs) or b.sym.tags & _KEEP:
             kept.append(b)
             live.update(id(p) for p in b.flat_args)
     kept.reverse()
