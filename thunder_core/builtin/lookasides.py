@@ -1,6 +1,6 @@
 """The core's own lookasides for tracing, registered through the lookaside hook like any
 plugin's: ``nn.Module.__call__`` straight to ``forward`` (when the module has no hooks),
-``isinstance(proxy, torch.Tensor)``, torch's ``__torch_function__`` checks, nested ``tc.jit``,
+``type(proxy)`` (the tensor's type), torch's ``__torch_function__`` checks, nested ``tc.jit``,
 ``torch.compiler.is_compiling()`` (True while tracing), ``torch.autograd.Function.apply`` (a user's custom gradient: recorded as one opaque op, so
 PyTorch runs its forward and, in the backward, its own ``backward``) and activation
 checkpointing (traced inline)."""
@@ -27,13 +27,14 @@ def _module_call(I, args, kwargs):
     return I.call(m.forward, args[1:], kwargs)
 
 
-def _isinstance(I, args, kwargs):
+def _type(I, args, kwargs):
+    # type(x) of a traced tensor is the tensor's type (torch.Tensor, nn.Parameter), as in eager;
+    # isinstance and x.__class__ need nothing: the proxy reports that class itself.
     from ..ir import TensorProxy
 
-    obj, cls = args
-    if isinstance(obj, TensorProxy):
-        return isinstance(torch.empty(0), cls)
-    return isinstance(obj, cls)
+    if len(args) == 1 and not kwargs and isinstance(args[0], TensorProxy):
+        return args[0].__class__
+    return type(*args, **kwargs)
 
 
 def _no_torch_function(I, args, kwargs):
@@ -95,7 +96,7 @@ def _nested_jit(I, args, kwargs):
 def thunder_core_lookasides():
     from ..api import JittedFunction
 
-    table = {torch.nn.Module._wrapped_call_impl: _module_call, isinstance: _isinstance,
+    table = {torch.nn.Module._wrapped_call_impl: _module_call, type: _type,
              JittedFunction.__call__: _nested_jit, torch.autograd.Function.apply.__func__: _function_apply}
     import torch.utils.checkpoint as ckpt
 

@@ -108,6 +108,12 @@ class TensorProxy(Proxy):
     """A tensor in a trace: its name and metadata (``shape``, ``dtype``, ``device``,
     ``requires_grad``), the torch.Tensor metadata queries, and operators/methods that record
     ops through :data:`TENSOR_METHODS`.
+
+    ``python_type`` is the Python type of the tensor it stands for (``torch.nn.Parameter`` for a
+    parameter; None: ``torch.Tensor``). The proxy answers ``x.__class__`` with it, so
+    ``isinstance(x, torch.Tensor)``, ``isinstance(p, nn.Parameter)``, ``x.__class__`` and
+    ``functools.singledispatch`` see what eager sees (``type(x)`` is answered by the jit's
+    lookaside for ``type``).
     """
 
     name: str
@@ -115,6 +121,17 @@ class TensorProxy(Proxy):
     dtype: torch.dtype
     device: torch.device
     requires_grad: bool = False
+    python_type: type | None = None
+
+    @property
+    def __class__(self):  # noqa: F811 - deliberately what eager's tensor reports
+        return self.python_type or torch.Tensor
+
+    def replace(self, **changes) -> TensorProxy:
+        """A copy with ``changes`` (``dataclasses.replace``, which would build ``__class__``)."""
+        fields = {f: getattr(self, f) for f in ("name", "shape", "dtype", "device", "requires_grad", "python_type")}
+        fields.update(changes)
+        return TensorProxy(**fields)
 
     def __post_init__(self):
         _check_name(self.name, "TensorProxy")
@@ -285,9 +302,10 @@ def _fresh_name(prefix: str, name: str | None) -> str:
     return trace.make_name(prefix) if name is None else trace.reserve_name(name)
 
 
-def tensor_proxy(shape, dtype: torch.dtype, device, requires_grad: bool = False, *, name: str | None = None) -> TensorProxy:
+def tensor_proxy(shape, dtype: torch.dtype, device, requires_grad: bool = False, *, name: str | None = None,
+                 python_type: type | None = None) -> TensorProxy:
     """A new :class:`TensorProxy` named by the current trace (``t0``, ``t1``, ...), or ``name`` if given."""
-    return TensorProxy(_fresh_name("t", name), tuple(shape), dtype, torch.device(device), requires_grad)
+    return TensorProxy(_fresh_name("t", name), tuple(shape), dtype, torch.device(device), requires_grad, python_type)
 
 
 def number_proxy(python_type: type, value=None, *, name: str | None = None) -> NumberProxy:
@@ -303,7 +321,9 @@ def proxy(value, *, name: str | None = None) -> Proxy:
     if isinstance(value, Proxy):
         return value
     if isinstance(value, torch.Tensor):
-        return tensor_proxy(value.shape, value.dtype, value.device, value.requires_grad, name=name)
+        t = type(value)
+        return tensor_proxy(value.shape, value.dtype, value.device, value.requires_grad, name=name,
+                            python_type=None if t is torch.Tensor else t)
     if type(value) in NUMBER_PREFIXES:
         return number_proxy(type(value), value, name=name)
     raise TypeError(f"Cannot make a proxy for a {type(value).__qualname__}: only torch.Tensor and Python "

@@ -146,7 +146,7 @@ def without_grad(out):
     """``out`` with every tensor proxy's requires_grad False (what ops produce under
     ``torch.no_grad()``, whatever their meta function computed from the inputs)."""
     if isinstance(out, TensorProxy):
-        return dataclasses.replace(out, requires_grad=False) if out.requires_grad else out
+        return out.replace(requires_grad=False) if out.requires_grad else out
     if type(out) in (tuple, list):
         return type(out)(without_grad(x) for x in out)
     return out

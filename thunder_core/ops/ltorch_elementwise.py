@@ -26,7 +26,6 @@ callable this module registers (the tests check each one is exercised).
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 import operator
 
@@ -238,7 +237,7 @@ def _inplace_meta(sid: str):
         if shape != t.shape:  # (fake tensors would resize the output with a warning instead)
             raise RuntimeError(f"{sid}: the output {t.name} with shape {list(t.shape)} doesn't match the broadcast "
                                f"shape {list(shape)} of the inputs; in-place ops cannot grow their input.")
-        plain = [dataclasses.replace(a, requires_grad=False) if isinstance(a, TensorProxy) else a for a in args]
+        plain = [a.replace(requires_grad=False) if isinstance(a, TensorProxy) else a for a in args]
         with tracing(Trace("inplace_check")):
             fake_meta(lambda p, k: TORCH_IMPLS[sid](*p, **k))(*plain, **kwargs)
         rg = t.requires_grad or (torch.is_grad_enabled() and (t.dtype.is_floating_point or t.dtype.is_complex)

@@ -25,7 +25,6 @@ one gradient per forward input (None where there is none).
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 import torch
@@ -332,7 +331,7 @@ def _without_grad(m):
         if not p.requires_grad:
             return p
         if id(p) not in m:
-            m[id(p)] = dataclasses.replace(p, requires_grad=False)
+            m[id(p)] = p.replace(requires_grad=False)
         return m[id(p)]
     return f
 
