@@ -47,6 +47,12 @@ def _lead_sum(g, ndim_kept):
     return T.sum(g, lead) if lead else T.clone(g)  # (a decomposition may not return its input)
 
 
+def _lead_sum_eager(t, ndim_kept):
+    """Like :func:`_lead_sum`, on real tensors (torch's ``sum(())`` would sum every dim)."""
+    lead = tuple(range(t.ndim - ndim_kept))
+    return t.sum(lead) if lead else t
+
+
 # ---------------------------------------------------------------- softmaxes and activations
 
 @torch_op(name="softmax_backward", inputs=("grad_output", "output"),
@@ -109,7 +115,7 @@ def _layer_norm_backward_impl(args, kwargs):
     # the forward kernel is the fastest way to the statistics on CPU (torch.var_mean is ~10x slower)
     _, mean, rstd = aten.native_layer_norm(x, shape, None, None, eps)
     gi, gw, _ = aten.native_layer_norm_backward(g, x, shape, mean, rstd, w, None, [mask[0], mask[1], False])
-    gb = g.sum(tuple(range(x.ndim - len(shape)))) if mask[2] else None  # (the kernel wants a bias tensor for it)
+    gb = _lead_sum_eager(g, len(shape)) if mask[2] else None  # (the kernel wants a bias tensor for it)
     return _masked((gi, gw, gb), mask)
 
 
@@ -237,7 +243,7 @@ def _rms_norm_backward_impl(args, kwargs):
     xhat = xw * rstd
     gx = gw_ if w is None else gw_ * w
     gi = (rstd * (gx - xhat * (gx * xhat).mean(dims, keepdim=True))).to(x.dtype) if mask[0] else None
-    gw = (gw_ * xhat).sum(tuple(range(x.ndim - len(dims)))).to(w.dtype) if mask[1] else None
+    gw = _lead_sum_eager(gw_ * xhat, len(dims)).to(w.dtype) if mask[1] else None
     return _masked((gi, gw), mask)
 
 
