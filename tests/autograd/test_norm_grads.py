@@ -16,6 +16,8 @@ CASES = [
     ("layer_norm whole", lambda x, w, b: F.layer_norm(x, x.shape, w, b), (1, 2, 3), (1, 2, 3)),
     ("layer_norm 1-d", lambda x, w, b: F.layer_norm(x, x.shape, w, b), (5,), (5,)),
     ("layer_norm batch", lambda x, w, b: F.layer_norm(x, (3,), w, b), (2, 3), (3,)),
+    ("layer_norm eps", lambda x, w, b: F.layer_norm(x, (3,), w, b, eps=0.5), (2, 3), (3,)),
+    ("layer_norm whole eps", lambda x, w, b: F.layer_norm(x, x.shape, w, b, eps=0.5), (1, 2, 3), (1, 2, 3)),
     ("rms_norm whole", lambda x, w, b: F.rms_norm(x, x.shape, w) + b, (1, 2, 3), (1, 2, 3)),
     ("rms_norm 1-d", lambda x, w, b: F.rms_norm(x, (4,), w) + b, (4,), (4,)),
 ]

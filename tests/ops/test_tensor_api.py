@@ -69,3 +69,13 @@ def test_linspace_with_tensor_ends_is_not_differentiated():
 def test_tensor_split_with_a_tensor_of_indices_is_refused_by_name():
     with pytest.raises(TracingError, match="tensor_split returns something that depends on tensor values"):
         tc.jit(lambda x, i: torch.tensor_split(x, i))(torch.randn(6, 2), torch.tensor([1, 4]))
+
+
+def test_manual_seed_inside_the_function_is_refused_by_name():
+    # it would run once while tracing, and later calls would draw other numbers than eager
+    def fn(x):
+        torch.manual_seed(3)
+        return x + torch.rand(2)
+
+    with pytest.raises(TracingError, match="torch.manual_seed inside a jitted function would run once"):
+        tc.jit(fn)(torch.zeros(2))

@@ -125,9 +125,14 @@ def layer_norm_backward(grad_output, input, normalized_shape, weight=None, eps=1
                         output_mask=(True, False, False)):
     """Gradients of ``F.layer_norm`` for (input, weight, bias) where ``output_mask`` holds,
     from the input (mean and rstd are recomputed)."""
-    dims, x, g = _trailing(input, normalized_shape), _wide(input), _wide(grad_output)
+    dims, x = _trailing(input, normalized_shape), _wide(input)
     mean = T.mean(x, dims, keepdim=True)
     rstd = T.rsqrt(T.mean((x - mean) * (x - mean), dims, keepdim=True) + eps)
+    return _layer_norm_grads(grad_output, input, mean, rstd, weight, dims, output_mask)
+
+
+def _layer_norm_grads(grad_output, input, mean, rstd, weight, dims, output_mask):
+    x, g = _wide(input), _wide(grad_output)
     xhat = (x - mean) * rstd
     gx = g if weight is None else g * weight
     outs = []
@@ -183,8 +188,9 @@ def _layer_norm_backward_stats_impl(args, kwargs):
 def layer_norm_backward_stats(grad_output, input, mean, rstd, weight=None, bias=None, *, normalized_shape,
                               output_mask=(True, False, False)):
     """Gradients of :func:`layer_norm_forward` for (input, weight, bias) where ``output_mask``
-    holds, from its saved statistics (eager's kernel; the decomposition recomputes them)."""
-    return layer_norm_backward(grad_output, input, normalized_shape, weight, output_mask=output_mask)
+    holds, from its saved statistics (eager's kernel, or the same formula on them: recomputing
+    them would need the forward's eps)."""
+    return _layer_norm_grads(grad_output, input, mean, rstd, weight, _trailing(input, normalized_shape), output_mask)
 
 
 def _batch_norm_backward_impl(args, kwargs):

@@ -132,3 +132,24 @@ def _unsupported_hook(method):
 
 for _method in ("register_hook", "register_post_accumulate_grad_hook", "retain_grad"):
     _proxies.TENSOR_METHODS[_method] = _unsupported_hook(_method)
+
+
+# ---------------------------------------------------------------- global RNG state
+
+def _refuse_global_state(fn, name):
+    def refuse(*args, **kwargs):
+        raise TracingError(
+            f"{_where()}{name} inside a jitted function would run once, while tracing, and not on later calls (a "
+            f"compiled function does not replay changes to torch's global random state), so random ops would draw "
+            f"different numbers than eager. Call {name} before calling the jitted function.")
+    refuse.__name__ = getattr(fn, "__name__", "refuse")
+    return refuse
+
+
+# They are Python functions the interpreter would otherwise step into, down to a native
+# Generator method that runs at trace time only: registered as torch calls, they refuse.
+for _fn, _shown in ((torch.manual_seed, "torch.manual_seed"), (torch.random.manual_seed, "torch.manual_seed"),
+                    (torch.seed, "torch.seed"), (torch.random.seed, "torch.seed"),
+                    (torch.set_rng_state, "torch.set_rng_state"), (torch.random.set_rng_state, "torch.set_rng_state")):
+    registry.TORCH_CALLS[_fn] = _refuse_global_state(_fn, _shown)
+del _fn, _shown
