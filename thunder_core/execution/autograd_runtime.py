@@ -96,6 +96,7 @@ class _Node(torch.autograd.Function):
         leaves = [out] if type(out) is torch.Tensor else tensor_leaves(out)
         unique = [leaves[k] for k in runner.unique]
         holder.append(out)
+        holder.append(unique)
         ctx.runner = runner
         ctx.inputs = inputs
         ctx.versions = [x._version if isinstance(x, torch.Tensor) else None for x in inputs]
@@ -169,10 +170,23 @@ class AutogradRunner:
         self.stashed_tensor = [self.saved_kind[i] == "tensor" for i in self.stashed]
         self.input_requires_grad = [isinstance(p, TensorProxy) and p.requires_grad
                                     for p in (*split.joint.args, *split.joint.kwargs.values())]
+        # Outputs that may be an input object at run time (`x.contiguous()`, `x.to(x.dtype)`):
+        # autograd.Function would hand back a view of it, eager gives the input itself.
+        producer = {id(o): b for b in split.forward.bound_symbols for o in b.flat_outs}
+        ins = {id(p) for p in flat_proxies((split.forward.args, split.forward.kwargs))}
+        def maybe_input(p):
+            b = producer.get(id(p))
+            return id(p) in ins or (b is not None and bool(b.sym.tags & {"may-return-input", "opaque"}))
+        self.maybe_input = [i for i, k in enumerate(self.unique) if maybe_input(flat[k])]
 
     def __call__(self, *inputs):
         holder = []
         unique = _Node.apply(self, holder, *inputs)
+        if self.maybe_input:
+            unique, raw = list(unique), holder[1]
+            for i in self.maybe_input:
+                if any(raw[i] is x for x in inputs):
+                    unique[i] = raw[i]
         leaves = [unique[s] for s in self.slots]
         return with_tensors(holder[0], iter(leaves))
 

@@ -47,6 +47,12 @@ def _lead_sum(g, ndim_kept):
     return T.sum(g, lead) if lead else T.clone(g)  # (a decomposition may not return its input)
 
 
+def _lead_sum_eager(t, ndim_kept):
+    """Like :func:`_lead_sum`, on real tensors (torch's ``sum(())`` would sum every dim)."""
+    lead = tuple(range(t.ndim - ndim_kept))
+    return t.sum(lead) if lead else t
+
+
 # ---------------------------------------------------------------- softmaxes and activations
 
 @torch_op(name="softmax_backward", inputs=("grad_output", "output"),
@@ -109,7 +115,7 @@ def _layer_norm_backward_impl(args, kwargs):
     # the forward kernel is the fastest way to the statistics on CPU (torch.var_mean is ~10x slower)
     _, mean, rstd = aten.native_layer_norm(x, shape, None, None, eps)
     gi, gw, _ = aten.native_layer_norm_backward(g, x, shape, mean, rstd, w, None, [mask[0], mask[1], False])
-    gb = g.sum(tuple(range(x.ndim - len(shape)))) if mask[2] else None  # (the kernel wants a bias tensor for it)
+    gb = _lead_sum_eager(g, len(shape)) if mask[2] else None  # (the kernel wants a bias tensor for it)
     return _masked((gi, gw, gb), mask)
 
 
@@ -119,9 +125,14 @@ def layer_norm_backward(grad_output, input, normalized_shape, weight=None, eps=1
                         output_mask=(True, False, False)):
     """Gradients of ``F.layer_norm`` for (input, weight, bias) where ``output_mask`` holds,
     from the input (mean and rstd are recomputed)."""
-    dims, x, g = _trailing(input, normalized_shape), _wide(input), _wide(grad_output)
+    dims, x = _trailing(input, normalized_shape), _wide(input)
     mean = T.mean(x, dims, keepdim=True)
     rstd = T.rsqrt(T.mean((x - mean) * (x - mean), dims, keepdim=True) + eps)
+    return _layer_norm_grads(grad_output, input, mean, rstd, weight, dims, output_mask)
+
+
+def _layer_norm_grads(grad_output, input, mean, rstd, weight, dims, output_mask):
+    x, g = _wide(input), _wide(grad_output)
     xhat = (x - mean) * rstd
     gx = g if weight is None else g * weight
     outs = []
@@ -177,8 +188,9 @@ def _layer_norm_backward_stats_impl(args, kwargs):
 def layer_norm_backward_stats(grad_output, input, mean, rstd, weight=None, bias=None, *, normalized_shape,
                               output_mask=(True, False, False)):
     """Gradients of :func:`layer_norm_forward` for (input, weight, bias) where ``output_mask``
-    holds, from its saved statistics (eager's kernel; the decomposition recomputes them)."""
-    return layer_norm_backward(grad_output, input, normalized_shape, weight, output_mask=output_mask)
+    holds, from its saved statistics (eager's kernel, or the same formula on them: recomputing
+    them would need the forward's eps)."""
+    return _layer_norm_grads(grad_output, input, mean, rstd, weight, _trailing(input, normalized_shape), output_mask)
 
 
 def _batch_norm_backward_impl(args, kwargs):
@@ -237,7 +249,7 @@ def _rms_norm_backward_impl(args, kwargs):
     xhat = xw * rstd
     gx = gw_ if w is None else gw_ * w
     gi = (rstd * (gx - xhat * (gx * xhat).mean(dims, keepdim=True))).to(x.dtype) if mask[0] else None
-    gw = (gw_ * xhat).sum(tuple(range(x.ndim - len(dims)))).to(w.dtype) if mask[1] else None
+    gw = _lead_sum_eager(gw_ * xhat, len(dims)).to(w.dtype) if mask[1] else None
     return _masked((gi, gw), mask)
 
 

@@ -4,8 +4,10 @@ and ``type_as``.
 Every form becomes one op, ``ltorch.to(t, dtype=..., device=..., non_blocking=..., copy=...)``,
 which decomposes into ``prims.device_put`` and ``prims.convert_element_type``. Like torch,
 converting to what a tensor already is returns the tensor itself (nothing is recorded) unless
-``copy=True``. Memory formats other than ``torch.preserve_format`` are refused: traces do not
-model memory layouts.
+``copy=True``. A ``memory_format`` other than ``torch.preserve_format`` adds
+``ltorch.to_memory_format``, which torch runs (strides are not modelled in traces; the
+values are the same in any layout, and torch returns the tensor itself when its layout
+already is the one asked for).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import torch
 from ..ir import TensorProxy
 from . import prims
 from .ltorch_elementwise import ENTRIES, op, register_front
+from .registry import torch_op
 
 __all__ = ["CALLABLES"]
 
@@ -26,10 +29,13 @@ def _same_device(device: torch.device, current: torch.device) -> bool:
     return device == current or (device.index is None and device.type == current.type)
 
 
-@op("to", fns=(), methods=(), inplace=False, impl=lambda a, k: torch.Tensor.to(*a, **k))
-def to(input, *, dtype=None, device=None, non_blocking=False, copy=False):
+@op("to", fns=(), methods=(), inplace=False, impl=lambda a, k: torch.Tensor.to(*a, **k), tags=("may-return-input",))
+def to(input, *, dtype=None, device=None, non_blocking=False, copy=False, memory_format=torch.preserve_format):
     """``input`` on ``device`` with ``dtype``; ``input`` itself when nothing changes and not
     ``copy`` (as in torch). The canonical form every ``Tensor.to`` call form is turned into."""
+    if memory_format is not torch.preserve_format:
+        out = to(input, dtype=dtype, device=device, non_blocking=non_blocking, copy=copy)
+        return to_memory_format(out, memory_format=memory_format)
     out = input
     if device is not None and not _same_device(torch.device(device), input.device):
         out = prims.device_put(out, device=torch.device(device))
@@ -38,6 +44,11 @@ def to(input, *, dtype=None, device=None, non_blocking=False, copy=False):
     if copy and out is input:
         out = prims.convert_element_type(input, dtype=input.dtype)
     return out
+
+
+@torch_op(name="to_memory_format", impl=lambda a, k: a[0].to(**k), tags=("may-return-input",))
+def to_memory_format(input, *, memory_format):
+    """``input`` laid out in ``memory_format`` (itself when it already is: torch decides at run time)."""
 
 
 _PRESERVE = torch.preserve_format
@@ -55,13 +66,6 @@ def _to_other(other, non_blocking=False, copy=False, *, memory_format=_PRESERVE)
     return dict(device=other.device, dtype=other.dtype, non_blocking=non_blocking, copy=copy), memory_format
 
 
-def _check_memory_format(memory_format, what: str) -> None:
-    if memory_format not in (None, _PRESERVE):
-        raise NotImplementedError(f"{what}(memory_format={memory_format}) is not supported: traces do not model "
-                                  f"memory layouts yet. Call .contiguous(memory_format=...) outside the jitted "
-                                  f"function.")
-
-
 def _to_front(self, *args, **kwargs):
     """``Tensor.to`` in any of torch's forms: ``to(dtype, ...)``, ``to(device=None, dtype=None,
     ...)`` and ``to(other, ...)``, normalized to the ``to`` op's keywords."""
@@ -69,9 +73,10 @@ def _to_front(self, *args, **kwargs):
     form = _to_other if isinstance(first, (TensorProxy, torch.Tensor)) else \
         _to_dtype if args and isinstance(first, torch.dtype) else _to_device
     kw, memory_format = form(*args, **kwargs)
-    _check_memory_format(memory_format, "Tensor.to")
     if kw.get("device") is not None:
         kw["device"] = torch.device(kw["device"])
+    if memory_format is not None and memory_format is not _PRESERVE:
+        kw["memory_format"] = memory_format
     return ENTRIES["to"](self, **{k: v for k, v in kw.items() if v not in (None, False)})
 
 
@@ -92,8 +97,9 @@ _CONVERSIONS = {"float": torch.float32, "double": torch.float64, "half": torch.f
 
 def _conversion(method: str, dtype: torch.dtype):
     def convert_method(self, memory_format=_PRESERVE):
-        _check_memory_format(memory_format, f"Tensor.{method}")
-        return ENTRIES["to"](self, dtype=dtype)
+        if memory_format is _PRESERVE:
+            return ENTRIES["to"](self, dtype=dtype)
+        return ENTRIES["to"](self, dtype=dtype, memory_format=memory_format)
     convert_method.__name__ = method
     return convert_method
 

@@ -20,7 +20,7 @@ import math
 
 import torch
 
-from ..ir import TracingError, flat_proxies
+from ..ir import TensorProxy, TracingError, flat_proxies
 from . import prims
 from .registry import T, fake_meta, torch_op
 
@@ -93,13 +93,16 @@ def arange(start=0, end=None, step=1, *, dtype=None, layout=None, device=None, r
     return _finish(out, requires_grad)
 
 
-@torch_op(torch.linspace, inputs=())
+@torch_op(torch.linspace, inputs=("start", "end"))
 def linspace(start, end, steps, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     """``steps`` evenly spaced values from ``start`` to ``end``, computed in float64 the way
-    torch does: ``start + i * step`` in the first half, ``end - (steps - 1 - i) * step`` in the second."""
+    torch does: ``start + i * step`` in the first half, ``end - (steps - 1 - i) * step`` in the second.
+    ``start``/``end`` may be 0-d tensors (torch reads their values; here they stay in the trace)."""
     dtype, device = _float_dtype(dtype), _device(device)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
+    if isinstance(start, TensorProxy) or isinstance(end, TensorProxy):
+        return _linspace_tensors(start, end, steps, dtype, device, requires_grad)
     if dtype.is_complex or isinstance(start, complex) or isinstance(end, complex):
         raise NotImplementedError("complex torch.linspace is not supported by thunder_core yet")
     if not dtype.is_floating_point:
@@ -109,6 +112,34 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None, require
     step = (float(end) - float(start)) / (steps - 1)
     i = prims.iota(steps, start=0, step=1, dtype=torch.float64, device=device)
     values = T.where(i < steps // 2, i * step + float(start), float(end) - (steps - 1 - i) * step)
+    return _finish(_converted(values, dtype), requires_grad)
+
+
+def _linspace_tensors(start, end, steps, dtype, device, requires_grad):
+    """torch.linspace with 0-d tensor endpoints: the number formula on float64 0-d tensors
+    (torch takes their values as numbers: no gradient flows to them)."""
+    ends = []
+    for name, x in (("start", start), ("end", end)):
+        if isinstance(x, TensorProxy):
+            if x.ndim:
+                raise RuntimeError(f"linspace only supports 0-dimensional start and end tensors, but got {name} with "
+                                   f"{x.ndim} dimension(s).")
+            if x.dtype.is_complex or dtype.is_complex:
+                raise NotImplementedError("complex torch.linspace is not supported by thunder_core yet")
+            x = T.detach(x)
+            if not dtype.is_floating_point:
+                x = T.trunc(x) if x.is_floating_point() else x  # torch converts each end to the integer type
+            x = _converted(x, torch.float64)
+        elif not dtype.is_floating_point:
+            x = float(int(x))
+        ends.append(x)
+    start, end = ends
+    i = prims.iota(steps, start=0, step=1, dtype=torch.float64, device=device)
+    if steps <= 1:
+        values = i + start
+    else:
+        step = (end - start) / (steps - 1)
+        values = T.where(i < steps // 2, i * step + start, end - (steps - 1 - i) * step)
     return _finish(_converted(values, dtype), requires_grad)
 
 

@@ -260,7 +260,7 @@ def inplace_variant(name: str, sig, inputs, fns, methods=(), impl=None, callable
     return entry
 
 
-def op(names: str, *, inputs=("input",), extra=(), fns=None, methods=None, inplace=True, impl=None):
+def op(names: str, *, inputs=("input",), extra=(), fns=None, methods=None, inplace=True, impl=None, tags=()):
     """Decorator defining the torch-level op named by the first of ``names`` from a signature
     function (see ``registry.torch_op``). It stands for ``torch.<n>`` and ``torch.Tensor.<n>``
     for every ``n`` in ``names`` (or exactly ``fns``/``methods``) plus ``extra`` callables;
@@ -272,7 +272,7 @@ def op(names: str, *, inputs=("input",), extra=(), fns=None, methods=None, inpla
         found, found_methods = _callables(names)
         fns_ = [*(found if fns is None else fns), *extra]
         entry = torch_op(*fns_, inputs=inputs, method=tuple(found_methods if methods is None else methods),
-                         name=names[0], impl=impl)(sig)
+                         name=names[0], impl=impl, tags=tags)(sig)
         _record(CALLABLES, fns_)
         ENTRIES[names[0]] = entry
         if inplace:
@@ -335,7 +335,7 @@ for _names, _kind, _extra in _UNARY:
     op(_names, extra=_extra)(_unary_sig(_names.split()[0], _kind))
 
 
-@op("real", inplace=False)
+@op("real", inplace=False, tags=("view", "may-return-input"))
 def real(input):
     """The real part: ``input`` itself for real tensors (as in torch), ``prims.real`` for complex."""
     return prims.real(input) if _tensor("real", input).dtype.is_complex else input
@@ -344,7 +344,7 @@ def real(input):
 TENSOR_PROPERTIES["real"], TENSOR_PROPERTIES["imag"] = ENTRIES["real"], ENTRIES["imag"]  # `t.real` is a property
 
 
-@op("positive", inplace=False)
+@op("positive", inplace=False, tags=("may-return-input",))
 def positive(input):
     """``+input``: the input itself, as in torch; bool tensors are rejected like torch does."""
     if _tensor("positive", input).dtype is torch.bool:

@@ -152,7 +152,7 @@ def _taken(a, d, idx):
 
 
 @torch_op(torch.Tensor.__getitem__, inputs=("input", "index"), method="__getitem__", name="getitem",
-          meta=_getitem_meta)
+          meta=_getitem_meta, tags=("view",))
 def getitem(input, index):
     """``input[index]``; see the module docstring."""
     entries = index if type(index) is tuple else (index,)

@@ -29,7 +29,10 @@ def _need(op: str, **operands) -> None:
 
 def _scale_add(product, input, beta, alpha):
     """``beta * input + alpha * product``; with ``beta == 0`` the input is ignored, as in torch
-    (NaN and inf in it do not propagate)."""
+    (NaN and inf in it do not propagate). For integer tensors torch takes ``beta`` and ``alpha``
+    as integers (truncated: ``beta=0.2`` is 0)."""
+    if not (product.dtype.is_floating_point or product.dtype.is_complex or product.dtype is torch.bool):
+        beta, alpha = int(beta), int(alpha)
     if alpha != 1:
         product = product * alpha
     return product if beta == 0 else T.add(product, input, alpha=beta)

@@ -69,7 +69,7 @@ def _dropout(op, input, p, training, inplace, noise_shape=None, alpha=False):
     return input * (noise * a) + b
 
 
-@torch_op(_F.dropout, inputs=("input", "p"), tags=("random",))
+@torch_op(_F.dropout, inputs=("input", "p"), tags=("random", "may-return-input"))
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``."""
     return _dropout("F.dropout", input, p, training, inplace)
@@ -80,7 +80,7 @@ def _torch_dropout(input, p, train):
     return dropout(input, p, train)
 
 
-@torch_op(_F.dropout1d, inputs=("input", "p"), tags=("random",))
+@torch_op(_F.dropout1d, inputs=("input", "p"), tags=("random", "may-return-input"))
 def dropout1d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of a (N, C, L) or (C, L) input."""
     if input.ndim not in (2, 3):
@@ -88,26 +88,26 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
     return _dropout("F.dropout1d", input, p, training, inplace, _feature_shape("dropout1d", input, input.ndim == 3))
 
 
-@torch_op(_F.dropout2d, inputs=("input", "p"), tags=("random",))
+@torch_op(_F.dropout2d, inputs=("input", "p"), tags=("random", "may-return-input"))
 def dropout2d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of a (N, C, H, W) input (a 3-D input is taken as (N, C, L), like eager)."""
     return _dropout("F.dropout2d", input, p, training, inplace, _feature_shape("dropout2d", input))
 
 
-@torch_op(_F.dropout3d, inputs=("input", "p"), tags=("random",))
+@torch_op(_F.dropout3d, inputs=("input", "p"), tags=("random", "may-return-input"))
 def dropout3d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of a (N, C, D, H, W) or (C, D, H, W) input."""
     return _dropout("F.dropout3d", input, p, training, inplace, _feature_shape("dropout3d", input, input.ndim == 5))
 
 
-@torch_op(_F.alpha_dropout, inputs=("input", "p"), tags=("random",))
+@torch_op(_F.alpha_dropout, inputs=("input", "p"), tags=("random", "may-return-input"))
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Dropout for SELU networks: dropped elements take SELU's saturation value, then an affine
     map restores the mean and variance."""
     return _dropout("F.alpha_dropout", input, p, training, inplace, alpha=True)
 
 
-@torch_op(_F.feature_alpha_dropout, inputs=("input", "p"), tags=("random",))
+@torch_op(_F.feature_alpha_dropout, inputs=("input", "p"), tags=("random", "may-return-input"))
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Channel-wise alpha dropout."""
     return _dropout("F.feature_alpha_dropout", input, p, training, inplace,

@@ -20,7 +20,6 @@ import math
 import torch
 
 from ..ir import TENSOR_METHODS, TensorProxy
-from ..ir.printing import PRINTERS, print_value
 from . import prims
 from .ltorch_shape import reshaped
 from .prims_shape import canonical_dim, canonical_dims
@@ -75,20 +74,6 @@ def _register(fn, *torch_fns, method=None):
     if method:
         TENSOR_METHODS[method] = fn
     return fn
-
-
-def _named(rtype, entry, *torch_fns, method=None):
-    """Register an entry that wraps ``entry``'s (values, indices) in ``rtype`` (torch's named tuple)."""
-    def wrapped(*args, **kwargs):
-        return rtype(entry(*args, **kwargs))
-    wrapped.__name__ = wrapped.__qualname__ = entry.__name__
-    wrapped.symbol = entry.symbol
-    return _register(wrapped, *torch_fns, method=method)
-
-
-# Named tuples holding proxies print as the constructor call that rebuilds them.
-for _rt in (torch.return_types.max, torch.return_types.min, torch.return_types.sort, torch.return_types.topk):
-    PRINTERS.setdefault(_rt, lambda x, _n=_rt.__name__: f"torch.return_types.{_n}({print_value(tuple(x))})")
 
 
 # ---------------------------------------------------------------- sums and means
@@ -353,8 +338,9 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 
 # ---------------------------------------------------------------- sorting
 
-@torch_op(name="topk", impl=lambda args, kwargs: tuple(torch.topk(*args, **kwargs)))
-def topk_(input, k, dim=-1, largest=True, sorted=True):
+@torch_op(torch.topk, torch.Tensor.topk, method="topk", name="topk",
+          impl=lambda args, kwargs: tuple(torch.topk(*args, **kwargs)), returns=torch.return_types.topk)
+def topk(input, k, dim=-1, largest=True, sorted=True):
     """The ``k`` largest (``largest``) or smallest elements along ``dim`` and their positions."""
     d = canonical_dim(input.ndim, dim)
     n = input.shape[d] if input.ndim else 1
@@ -363,14 +349,14 @@ def topk_(input, k, dim=-1, largest=True, sorted=True):
     return prims.topk(input, k=k, dim=d, largest=largest, sorted=sorted)
 
 
-@torch_op(name="sort", impl=lambda args, kwargs: tuple(torch.sort(args[0], dim=args[1], descending=args[2], **kwargs)))
-def sort_(input, dim=-1, descending=False, *, stable=False):
+@torch_op(torch.sort, torch.Tensor.sort, method="sort", name="sort",
+          impl=lambda args, kwargs: tuple(torch.sort(args[0], dim=args[1], descending=args[2], **kwargs)),
+          returns=torch.return_types.sort)
+def sort(input, dim=-1, descending=False, *, stable=False):
     """``input`` sorted along ``dim`` and the positions the values came from."""
     return prims.sort(input, dim=canonical_dim(input.ndim, dim), descending=descending, stable=stable)
 
 
-topk = _named(torch.return_types.topk, topk_, torch.topk, torch.Tensor.topk, method="topk")
-sort = _named(torch.return_types.sort, sort_, torch.sort, torch.Tensor.sort, method="sort")
 
 
 @torch_op(torch.argsort, torch.Tensor.argsort, method="argsort")

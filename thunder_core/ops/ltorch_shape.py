@@ -19,6 +19,7 @@ import math
 import torch
 
 from ..ir import TensorProxy, TracingError
+from ..ir.proxies import TENSOR_PROPERTIES
 from . import prims
 from .prims_shape import canonical_dim, canonical_dims
 from .registry import T, torch_op
@@ -79,12 +80,12 @@ def _as_tuple(method):
 
 # ---------------------------------------------------------------- views and reshapes
 
-@torch_op(name="view_dtype", impl=lambda args, kwargs: args[0].view(kwargs["dtype"]))
+@torch_op(name="view_dtype", impl=lambda args, kwargs: args[0].view(kwargs["dtype"]), tags=("view",))
 def view_dtype(input, *, dtype):
     """``x.view(dtype)``: the same bytes read as another dtype (no primitive expresses it)."""
 
 
-@torch_op(torch.Tensor.view, method="view", impl=_as_tuple(torch.Tensor.view))
+@torch_op(torch.Tensor.view, method="view", impl=_as_tuple(torch.Tensor.view), tags=("view",))
 def view(input, *shape):
     """``x.view(*shape)`` (``-1`` inferred) or ``x.view(dtype)``."""
     if len(shape) == 1 and isinstance(shape[0], torch.dtype):
@@ -92,23 +93,23 @@ def view(input, *shape):
     return reshaped(input, infer_shape(input.numel(), shape))
 
 
-@torch_op(torch.Tensor.reshape, torch.reshape, method="reshape", impl=_as_tuple(torch.Tensor.reshape))
+@torch_op(torch.Tensor.reshape, torch.reshape, method="reshape", impl=_as_tuple(torch.Tensor.reshape), tags=("view",))
 def reshape(input, *shape):
     """``x.reshape(*shape)``, ``torch.reshape(x, shape)``."""
     return reshaped(input, infer_shape(input.numel(), shape))
 
 
-@torch_op(torch.Tensor.view_as, inputs=("input", "other"), method="view_as")
+@torch_op(torch.Tensor.view_as, inputs=("input", "other"), method="view_as", tags=("view",))
 def view_as(input, other):
     return reshaped(input, infer_shape(input.numel(), other.shape))
 
 
-@torch_op(torch.Tensor.reshape_as, inputs=("input", "other"), method="reshape_as")
+@torch_op(torch.Tensor.reshape_as, inputs=("input", "other"), method="reshape_as", tags=("view",))
 def reshape_as(input, other):
     return reshaped(input, infer_shape(input.numel(), other.shape))
 
 
-@torch_op(torch.flatten, torch.Tensor.flatten, method="flatten")
+@torch_op(torch.flatten, torch.Tensor.flatten, method="flatten", tags=("view", "may-return-input"))
 def flatten(input, start_dim=0, end_dim=-1):
     if input.ndim == 0:
         return reshaped(input, (1,))
@@ -119,20 +120,20 @@ def flatten(input, start_dim=0, end_dim=-1):
     return reshaped(input, shape[:s] + (math.prod(shape[s:e + 1]),) + shape[e + 1:])
 
 
-@torch_op(torch.unflatten, torch.Tensor.unflatten, method="unflatten")
+@torch_op(torch.unflatten, torch.Tensor.unflatten, method="unflatten", tags=("view",))
 def unflatten(input, dim, sizes):
     d = canonical_dim(input.ndim, dim)
     sizes = infer_shape(input.shape[d], sizes, "sizes")
     return reshaped(input, input.shape[:d] + sizes + input.shape[d + 1:])
 
 
-@torch_op(torch.unsqueeze, torch.Tensor.unsqueeze, method="unsqueeze")
+@torch_op(torch.unsqueeze, torch.Tensor.unsqueeze, method="unsqueeze", tags=("view",))
 def unsqueeze(input, dim):
     d = canonical_dim(input.ndim + 1, dim)
     return prims.reshape(input, shape=input.shape[:d] + (1,) + input.shape[d:])
 
 
-@torch_op(torch.squeeze, torch.Tensor.squeeze, method="squeeze")
+@torch_op(torch.squeeze, torch.Tensor.squeeze, method="squeeze", tags=("view",))
 def squeeze(input, dim=None):
     """Removes size-1 dims: all of them, or those of ``dim`` (an int or a tuple) that have size 1."""
     if dim is None:
@@ -152,7 +153,7 @@ def _permuted(a, perm):
     return a if perm == tuple(range(a.ndim)) else prims.transpose(a, permutation=perm)
 
 
-@torch_op(torch.Tensor.permute, torch.permute, method="permute", impl=_as_tuple(torch.Tensor.permute))
+@torch_op(torch.Tensor.permute, torch.permute, method="permute", impl=_as_tuple(torch.Tensor.permute), tags=("view",))
 def permute(input, *dims):
     dims = canonical_dims(input.ndim, dims, what="permute dims")
     if len(dims) != input.ndim:
@@ -173,29 +174,73 @@ def _swap(a, d0, d1):
     return _permuted(a, perm)
 
 
-@torch_op(torch.transpose, torch.Tensor.transpose, method="transpose")
+@torch_op(torch.transpose, torch.Tensor.transpose, method="transpose", tags=("view",))
 def transpose(input, dim0, dim1):
     return _swap(input, dim0, dim1)
 
 
-@torch_op(torch.swapaxes, torch.Tensor.swapaxes, method="swapaxes")
+@torch_op(torch.swapaxes, torch.Tensor.swapaxes, method="swapaxes", tags=("view",))
 def swapaxes(input, axis0, axis1):
     return _swap(input, axis0, axis1)
 
 
-@torch_op(torch.swapdims, torch.Tensor.swapdims, method="swapdims")
+@torch_op(torch.swapdims, torch.Tensor.swapdims, method="swapdims", tags=("view",))
 def swapdims(input, dim0, dim1):
     return _swap(input, dim0, dim1)
 
 
-@torch_op(torch.t, torch.Tensor.t, method="t")
+@torch_op(torch.t, torch.Tensor.t, method="t", tags=("view",))
 def t(input):
     if input.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
     return _swap(input, 0, 1) if input.ndim == 2 else input
 
 
-@torch_op(torch.movedim, torch.Tensor.movedim, torch.moveaxis, torch.Tensor.moveaxis, method=("movedim", "moveaxis"))
+def _conj(a):
+    return T.conj(a) if a.dtype.is_complex else a
+
+
+def _matrices(a, what, exactly_2d=False):
+    if a.ndim == 1 or (exactly_2d and a.ndim > 2):
+        kind = "matrices (2-D tensors)" if exactly_2d else "matrices or batches of matrices"
+        hint = ". For batches of matrices, consider using tensor.mH" if exactly_2d and a.ndim > 2 else "."
+        raise RuntimeError(f"tensor.{what} is only supported on {kind}. Got {a.ndim}-D tensor{hint}")
+
+
+# The properties `t.T`, `t.mT`, `t.H`, `t.mH` (no torch function of their own: the torch
+# executor runs the property).
+@torch_op(name="T", impl=lambda a, k: a[0].T, tags=("view",))
+def T_(input):
+    """All dims reversed (``t.T``)."""
+    return _permuted(input, tuple(range(input.ndim))[::-1])
+
+
+@torch_op(name="mT", impl=lambda a, k: a[0].mT, tags=("view",))
+def mT(input):
+    """The last two dims swapped (``t.mT``)."""
+    _matrices(input, "mT")
+    return _swap(input, -2, -1) if input.ndim else input
+
+
+@torch_op(name="H", impl=lambda a, k: a[0].H, tags=("view",))
+def H(input):
+    """The conjugate transpose of a matrix (``t.H``)."""
+    _matrices(input, "H", exactly_2d=True)
+    return _conj(_swap(input, 0, 1) if input.ndim else input)
+
+
+@torch_op(name="mH", impl=lambda a, k: a[0].mH, tags=("view",))
+def mH(input):
+    """The conjugate transpose of (a batch of) matrices (``t.mH``)."""
+    _matrices(input, "mH")
+    return _conj(_swap(input, -2, -1) if input.ndim else input)
+
+
+TENSOR_PROPERTIES.update(T=T_, mT=mT, H=H, mH=mH)
+TENSOR_PROPERTIES["layout"] = lambda p: torch.strided  # traced tensors are dense (strided) tensors
+
+
+@torch_op(torch.movedim, torch.Tensor.movedim, torch.moveaxis, torch.Tensor.moveaxis, method=("movedim", "moveaxis"), tags=("view",))
 def movedim(input, source, destination):
     src = canonical_dims(input.ndim, source if isinstance(source, (tuple, list)) else (source,), what="movedim source")
     dst = canonical_dims(input.ndim, destination if isinstance(destination, (tuple, list)) else (destination,),
@@ -212,7 +257,7 @@ def movedim(input, source, destination):
 
 # ---------------------------------------------------------------- new tensors and autograd (no decomposition)
 
-@torch_op(torch.Tensor.contiguous, method="contiguous")
+@torch_op(torch.Tensor.contiguous, method="contiguous", tags=("may-return-input",))
 def contiguous(input, memory_format=torch.contiguous_format):
     """The same values in a contiguous layout (the input itself if already contiguous)."""
 
@@ -222,7 +267,7 @@ def clone(input, *, memory_format=torch.preserve_format):
     """A copy that no later in-place op on ``input`` can change."""
 
 
-@torch_op(torch.detach, torch.Tensor.detach, method="detach")
+@torch_op(torch.detach, torch.Tensor.detach, method="detach", tags=("view",))
 def detach(input):
     """The same values, cut from autograd (``requires_grad`` False)."""
 
@@ -255,17 +300,17 @@ def _expand_shape(a, sizes) -> tuple[int, ...]:
     return tuple(out)
 
 
-@torch_op(torch.Tensor.expand, method="expand", impl=_as_tuple(torch.Tensor.expand))
+@torch_op(torch.Tensor.expand, method="expand", impl=_as_tuple(torch.Tensor.expand), tags=("view",))
 def expand(input, *size, implicit=False):
     return expanded(input, _expand_shape(input, size))
 
 
-@torch_op(torch.Tensor.expand_as, inputs=("input", "other"), method="expand_as")
+@torch_op(torch.Tensor.expand_as, inputs=("input", "other"), method="expand_as", tags=("view",))
 def expand_as(input, other):
     return expanded(input, _expand_shape(input, other.shape))
 
 
-@torch_op(torch.broadcast_to, torch.Tensor.broadcast_to, method="broadcast_to")
+@torch_op(torch.broadcast_to, torch.Tensor.broadcast_to, method="broadcast_to", tags=("view",))
 def broadcast_to(input, size):
     return expanded(input, _expand_shape(input, size))
 
@@ -358,19 +403,19 @@ def _split_sizes(a, split_size_or_sections, dim):
     return sizes
 
 
-@torch_op(torch.split, torch.Tensor.split, inputs=("tensor",), method="split")
+@torch_op(torch.split, torch.Tensor.split, inputs=("tensor",), method="split", tags=("view",))
 def split(tensor, split_size_or_sections, dim=0):
     """Pieces of ``split_size_or_sections`` elements (an int: equal pieces, the last may be
     smaller; a list: those sizes) along ``dim``."""
     return _pieces(tensor, dim, _split_sizes(tensor, split_size_or_sections, dim))
 
 
-@torch_op(torch.split_with_sizes, torch.Tensor.split_with_sizes, method="split_with_sizes")
+@torch_op(torch.split_with_sizes, torch.Tensor.split_with_sizes, method="split_with_sizes", tags=("view",))
 def split_with_sizes(input, split_sizes, dim=0):
     return _pieces(input, dim, _split_sizes(input, list(split_sizes), dim))
 
 
-@torch_op(torch.chunk, torch.Tensor.chunk, method="chunk")
+@torch_op(torch.chunk, torch.Tensor.chunk, method="chunk", tags=("view",))
 def chunk(input, chunks, dim=0):
     if input.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
@@ -392,7 +437,7 @@ def _select(a, dim, index):
     return prims.squeeze(sliced(a, d, index, index + 1), dims=(d,))
 
 
-@torch_op(torch.unbind, torch.Tensor.unbind, method="unbind")
+@torch_op(torch.unbind, torch.Tensor.unbind, method="unbind", tags=("view",))
 def unbind(input, dim=0):
     if input.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
@@ -400,12 +445,12 @@ def unbind(input, dim=0):
     return tuple(_select(input, d, i) for i in range(input.shape[d]))
 
 
-@torch_op(torch.select, torch.Tensor.select, method="select")
+@torch_op(torch.select, torch.Tensor.select, method="select", tags=("view",))
 def select(input, dim, index):
     return _select(input, dim, index)
 
 
-@torch_op(torch.narrow, torch.Tensor.narrow, method="narrow")
+@torch_op(torch.narrow, torch.Tensor.narrow, method="narrow", tags=("view",))
 def narrow(input, dim, start, length):
     if isinstance(start, TensorProxy):
         raise TracingError("torch.narrow with a tensor `start` depends on tensor values; pass an int.")
@@ -500,7 +545,7 @@ def triu(input, diagonal=0):
     return _triangle(input, diagonal, False, "triu")
 
 
-@torch_op(torch.diagonal, torch.Tensor.diagonal, method="diagonal")
+@torch_op(torch.diagonal, torch.Tensor.diagonal, method="diagonal", tags=("view",))
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """The diagonal ``offset`` above (below, if negative) the main one of the ``dim1``/``dim2``
     planes, as a last dim: the block holding it, flattened, read with a stride of its side + 1."""

@@ -47,18 +47,25 @@ def opaque_entry(fn):
     name = _name(fn)
     while hasattr(opaque_ns, name):
         name += "_"
-    meta = registry.fake_meta(lambda p, k: fn(*p, **k))
+    meta = registry.fake_meta(lambda p, k: fn(*p, **k), named=True)
 
     precomputed = []  # the output computed by `entry` for the call being recorded now
 
     def checked_meta(*args, **kwargs):
         if precomputed:
             return precomputed.pop()
+        return registry.plain(named_meta(*args, **kwargs))
+
+    def named_meta(*args, **kwargs):
         try:
             return meta(*args, **kwargs)
         except Exception as e:  # noqa: BLE001 - FakeTensor raises several kinds for data-dependent ops
             kind = type(e).__name__
-            if "DataDependent" in kind or "DynamicOutputShape" in kind or "data-dependent" in str(e).lower():
+            # (torch reading a fake tensor's data, e.g. tensor_split's tensor of indices: "its data is
+            # not allocated yet", is the same situation)
+            msg = str(e).lower()
+            if "DataDependent" in kind or "DynamicOutputShape" in kind or "data-dependent" in msg or \
+                    "data is not allocated" in msg:
                 raise TracingError(
                     f"{_where()}{_display(fn)} returns something that depends on tensor values, which are not known while "
                     f"tracing. Keep the computation in tensors (e.g. torch.where instead of `if t.item()`), or "
@@ -73,13 +80,13 @@ def opaque_entry(fn):
     registry.TORCH_IMPLS[sym.id] = fn
 
     def entry(*args, **kwargs):
-        out = checked_meta(*args, **kwargs)
-        if not flat_proxies(out):
+        named = named_meta(*args, **kwargs)  # torch.cummax's torch.return_types.cummax, ...
+        if not flat_proxies(named):
             if flat_proxies((args, kwargs)):
-                return out  # a metadata query on traced tensors (a size, a dtype): a constant
+                return named  # a metadata query on traced tensors (a size, a dtype): a constant
             return fn(*args, **kwargs)  # no tensors in or out: run it now, natively
-        precomputed.append(out)
-        return sym(*args, **kwargs)
+        precomputed.append(registry.plain(named))
+        return registry.named_like(named, sym(*args, **kwargs))
 
     entry.symbol = sym
     setattr(opaque_ns, name, sym)
@@ -125,3 +132,24 @@ def _unsupported_hook(method):
 
 for _method in ("register_hook", "register_post_accumulate_grad_hook", "retain_grad"):
     _proxies.TENSOR_METHODS[_method] = _unsupported_hook(_method)
+
+
+# ---------------------------------------------------------------- global RNG state
+
+def _refuse_global_state(fn, name):
+    def refuse(*args, **kwargs):
+        raise TracingError(
+            f"{_where()}{name} inside a jitted function would run once, while tracing, and not on later calls (a "
+            f"compiled function does not replay changes to torch's global random state), so random ops would draw "
+            f"different numbers than eager. Call {name} before calling the jitted function.")
+    refuse.__name__ = getattr(fn, "__name__", "refuse")
+    return refuse
+
+
+# They are Python functions the interpreter would otherwise step into, down to a native
+# Generator method that runs at trace time only: registered as torch calls, they refuse.
+for _fn, _shown in ((torch.manual_seed, "torch.manual_seed"), (torch.random.manual_seed, "torch.manual_seed"),
+                    (torch.seed, "torch.seed"), (torch.random.seed, "torch.seed"),
+                    (torch.set_rng_state, "torch.set_rng_state"), (torch.random.set_rng_state, "torch.set_rng_state")):
+    registry.TORCH_CALLS[_fn] = _refuse_global_state(_fn, _shown)
+del _fn, _shown

@@ -171,7 +171,7 @@ def convert_element_type(a, *, dtype: torch.dtype):
     return _output(a, dtype, (a,))
 
 
-@prim()
+@prim(tags=("view",))
 def broadcast_in_dim(a, *, shape, broadcast_dimensions):
     """``a`` broadcast to ``shape``: dimension ``i`` of ``a`` becomes output dimension
     ``broadcast_dimensions[i]`` (strictly increasing) and must have that size or size 1."""

@@ -83,7 +83,7 @@ def _check_index(name: str, index) -> None:
         raise TypeError(f"prims.{name}: index {index.name} must be int64 or int32, not {index.dtype}.")
 
 
-@prim()
+@prim(tags=("view",))
 def reshape(a, *, shape):
     """``a`` with its elements in row-major order laid out as ``shape`` (same number of elements)."""
     _check_tensor("reshape", a)
@@ -94,7 +94,7 @@ def reshape(a, *, shape):
     return result(shape, a.dtype, a.device, a)
 
 
-@prim()
+@prim(tags=("view",))
 def transpose(a, *, permutation):
     """``a`` with its dims reordered: output dim ``i`` is input dim ``permutation[i]``."""
     _check_tensor("transpose", a)
@@ -104,7 +104,7 @@ def transpose(a, *, permutation):
     return result([a.shape[d] for d in perm], a.dtype, a.device, a)
 
 
-@prim()
+@prim(tags=("view",))
 def slice_(a, *, start_indices, end_indices, strides=None):
     """Elements ``start_indices[d] <= i < end_indices[d]`` with step ``strides[d]`` along each dim d."""
     _check_tensor("slice", a)
@@ -121,7 +121,7 @@ def slice_(a, *, start_indices, end_indices, strides=None):
     return result(shape, a.dtype, a.device, a)
 
 
-@prim()
+@prim(tags=("view",))
 def squeeze(a, *, dims):
     """``a`` without the listed dims, each of which must have size 1."""
     _check_tensor("squeeze", a)

@@ -13,7 +13,15 @@
   docstring and/or ``...`` means "no decomposition";
 * ``meta`` defaults to running the torch function itself under ``FakeTensorMode`` on fake
   tensors with the proxies' metadata, which is exact for shapes, dtypes (type promotion),
-  devices and ``requires_grad`` of any op; give ``meta=`` to override.
+  devices and ``requires_grad`` of any op; give ``meta=`` to override;
+* ``returns=`` names the ``torch.return_types`` named tuple torch gives back (``torch.cummax``
+  returns ``torch.return_types.cummax``): the entry wraps the symbol's tuple in it;
+* aliasing is a declared trait (a tag): ``"view"`` (torch returns a new view of the first
+  tensor input: ``permute``, ``reshape``), ``"may-return-input"`` (torch returns the input
+  object itself when there is nothing to do: ``contiguous``, ``to``, ``positive``), or neither
+  (torch returns a fresh tensor). A decomposition is held to its op's trait (see
+  :func:`own_outputs`): an input it returns unchanged becomes a new view (``"view"``) or a
+  copy (fresh ops), and so does a view of an input that a fresh op's decomposition returns.
 
 Tables filled here (each keyed by what its consumer looks up):
 
@@ -39,7 +47,8 @@ from typing import Callable
 import torch
 
 from ..ir import TENSOR_METHODS, Symbol, TensorProxy, tensor_proxy
-from ..ir.proxies import NumberProxy
+from ..ir.printing import PRINTERS, print_value
+from ..ir.proxies import NumberProxy, flat_proxies
 
 __all__ = ["torch_op", "prim", "T", "F", "TORCH_CALLS", "TORCH_IMPLS", "SYMBOLS", "PRIMS", "OpDef", "fake_meta",
            "torch_call_of"]
@@ -70,6 +79,11 @@ class OpDef:
 
     def to_symbol_call(self, args, kwargs):
         """torch's arguments -> (positional inputs, static keywords) of the symbol call."""
+        if self.varargs is not None and self.varargs in kwargs:
+            # torch also takes `*dims`/`*size` by keyword: `x.flip(dims=(0,))`, `x.permute(dims=...)`
+            kwargs = dict(kwargs)
+            va = kwargs.pop(self.varargs)
+            args = (*args, *(va if isinstance(va, (tuple, list, torch.Size)) else (va,)))
         bound = self.signature.bind(*args, **kwargs)
         if self.varargs is not None:
             va = bound.arguments.get(self.varargs, ())
@@ -255,24 +269,109 @@ def _to_fake(x, mode):
     return x
 
 
-def _from_fake(x):
+def _from_fake(x, named=False):
     if isinstance(x, torch.Tensor):
         return tensor_proxy(x.shape, x.dtype, x.device, x.requires_grad)
     if isinstance(x, (list, tuple)):
-        return tuple(_from_fake(y) for y in x)
+        out = tuple(_from_fake(y, named) for y in x)
+        return type(x)(out) if named and is_return_type(x) else out
     return x
 
 
-def fake_meta(call: Callable) -> Callable:
+def is_return_type(x) -> bool:
+    """True for a ``torch.return_types`` named tuple (``torch.max(x, 0)``'s result)."""
+    return isinstance(x, tuple) and type(x).__module__ == "torch.return_types"
+
+
+def plain(x):
+    """``x`` with every ``torch.return_types`` named tuple made a plain tuple (what a bound
+    symbol's output holds)."""
+    if isinstance(x, (list, tuple)) and type(x) not in (tuple, list):
+        return tuple(plain(y) for y in x)
+    return x
+
+
+def named_like(template, x):
+    """``x`` (plain tuples) with the named tuples of ``template`` (same structure) restored."""
+    if isinstance(template, tuple) and isinstance(x, tuple):
+        out = tuple(named_like(t, y) for t, y in zip(template, x))
+        return type(template)(out) if is_return_type(template) else out
+    return x
+
+
+def fake_meta(call: Callable, named: bool = False) -> Callable:
     """A meta function computing outputs by running ``call`` (torch-convention args) under
-    FakeTensorMode; ``call`` receives the symbol call's (positional, keywords)."""
+    FakeTensorMode; ``call`` receives the symbol call's (positional, keywords). ``named``
+    keeps torch's named tuples (a bound symbol's output holds plain tuples)."""
     def meta(*pos, **kw):
         mode = _mode()
         fpos, fkw = _to_fake(list(pos), mode), _to_fake(kw, mode)
         with mode:
             out = call(fpos, fkw)
-        return _from_fake(out)
+        return _from_fake(out, named)
     return meta
+
+
+# Named tuples holding proxies print as the constructor call that rebuilds them (a trace may
+# return one: `torch.cummax(x, 0)`).
+for _rt in vars(torch.return_types).values():
+    if isinstance(_rt, type) and issubclass(_rt, tuple) and _rt.__module__ == "torch.return_types":
+        PRINTERS.setdefault(_rt, lambda x, _n=_rt.__name__: f"torch.return_types.{_n}({print_value(tuple(x))})")
+
+
+# ---------------------------------------------------------------- aliasing of decompositions
+
+ALIAS_TAGS = frozenset({"view", "may-return-input"})
+
+
+def own_outputs(sym, inputs, out):
+    """Hold a decomposition's outputs to ``sym``'s aliasing trait (see the module docstring).
+    Eager torch never returns the input object from ``permute(0, 1)`` or ``roll(x, 0)``, and
+    never a view of it from ``repeat``: writing into the result must not change the input
+    (or must, for a view) exactly as in eager."""
+    if sym.tags & {"may-return-input", "inplace"}:  # eager returns the input (an in-place op: always)
+        return out
+    ins = {id(p) for p in flat_proxies(inputs) if isinstance(p, TensorProxy)}
+    if not ins:
+        return out
+    from ..ir import current_trace
+
+    view = "view" in sym.tags
+    trace = current_trace()
+    scope = trace._scopes[-1] if trace is not None and trace._scopes else ()
+    producers = {id(o): b for b in scope for o in b.flat_outs}
+
+    def aliases_input(p):
+        while id(p) not in ins:
+            b = producers.get(id(p))
+            if b is None or not b.sym.tags & ALIAS_TAGS:
+                return False
+            p = next((a for a in b.flat_args if isinstance(a, TensorProxy)), None)
+            if p is None:
+                return False
+        return True
+
+    def fix(p):
+        if not isinstance(p, TensorProxy):
+            return p
+        if id(p) in ins:
+            from . import prims, ltorch
+
+            return prims.reshape(p, shape=p.shape) if view else ltorch.clone(p)
+        if not view and aliases_input(p):
+            from . import ltorch
+
+            return ltorch.clone(p)
+        return p
+
+    def walk(x):
+        if isinstance(x, TensorProxy):
+            return fix(x)
+        if type(x) in (tuple, list):
+            return type(x)(walk(y) for y in x)
+        return x
+
+    return walk(out)
 
 
 # ---------------------------------------------------------------- primitives
@@ -300,7 +399,7 @@ def prim(name: str | None = None, *, tags=()):
 # ---------------------------------------------------------------- the decorator
 
 def torch_op(*torch_fns, inputs=("input",), method: str | tuple | None = None, meta: Callable | None = None,
-             name: str | None = None, tags=(), impl: Callable | None = None):
+             name: str | None = None, tags=(), impl: Callable | None = None, returns: type | None = None):
     """Define a torch-level symbol from a signature function; see the module docstring.
 
     :param torch_fns: the torch callables this op stands for (functions, ``torch.Tensor``
@@ -312,10 +411,13 @@ def torch_op(*torch_fns, inputs=("input",), method: str | tuple | None = None, m
         ``"sum"``; also used for operators such as ``"add"`` and in-place ``"add_"``).
     :param meta: a meta function over the symbol call; default: ``fake_meta`` of the torch call.
     :param name: python name in ``ltorch`` (default: the signature function's name).
-    :param tags: symbol tags (``"random"``, ``"inplace"``, ...).
+    :param tags: symbol tags (``"random"``, ``"inplace"``, the aliasing traits ``"view"`` and
+        ``"may-return-input"``, ...).
     :param impl: ``impl(args, kwargs)`` in torch's convention, replacing the call of
         ``torch_fns[0]`` (for ops whose torch function cannot take every argument form, e.g.
         reflected operators with a number first).
+    :param returns: the ``torch.return_types`` type torch returns when the op gives a tuple
+        (``torch.return_types.cummax``); user code gets the symbol's tuple wrapped in it.
     """
     def define(sig_fn):
         from . import ltorch
@@ -342,16 +444,22 @@ def torch_op(*torch_fns, inputs=("input",), method: str | tuple | None = None, m
 
         def decompose(*pos, **kw):
             a, k = opdef.to_torch_call(pos, kw)
-            return sig_fn(*a, **k)
+            return own_outputs(sym, (pos, kw), sig_fn(*a, **k))
 
         decomposition = decompose if _has_body(sig_fn) else None
         sym = Symbol(pyname, meta or fake_meta(lambda p, k: torch_impl(*p, **k)), sid,
                      decomposition=decomposition, tags=frozenset(tags), python_name=pyname, module="ltorch")
         opdef.symbol = sym
 
-        def entry(*args, **kwargs):
-            pos, kw = opdef.to_symbol_call(args, kwargs)
-            return sym(*pos, **kw)
+        if returns is None:
+            def entry(*args, **kwargs):
+                pos, kw = opdef.to_symbol_call(args, kwargs)
+                return sym(*pos, **kw)
+        else:
+            def entry(*args, **kwargs):
+                pos, kw = opdef.to_symbol_call(args, kwargs)
+                out = sym(*pos, **kw)
+                return returns(out) if type(out) is tuple else out
 
         entry.__name__ = entry.__qualname__ = pyname
         entry.symbol = sym

@@ -75,20 +75,13 @@ def split(trace: Trace, fusing: bool = True) -> Split | str:
 
 # ---------------------------------------------------------------- 1. functionalize
 
-#: families whose ops always return fresh tensors (others may return views or their input)
-_FRESH_FAMILIES = {"ltorch_elementwise", "ltorch_activations", "ltorch_reduction", "ltorch_linalg", "ltorch_nn",
-                   "ltorch_norm", "ltorch_loss", "ltorch_creation"}
-
-
 def _may_alias(bsym) -> bool:
-    from ..ops.registry import OPDEFS, PRIMS
-    from .remat import VIEWS
+    """May the output share memory with an argument? The op's declared aliasing trait says
+    (registry.ALIAS_TAGS); an opaque op or a symbol the ops package does not define may."""
+    from ..ops.registry import ALIAS_TAGS, OPDEFS, PRIMS
 
     sid = bsym.sym.id
-    if sid in PRIMS:
-        return sid in VIEWS
-    od = OPDEFS.get(sid)
-    return od is None or getattr(od, "family", None) not in _FRESH_FAMILIES
+    return bool(bsym.sym.tags & ALIAS_TAGS) or "opaque" in bsym.sym.tags or (sid not in PRIMS and sid not in OPDEFS)
 
 
 def functionalize(trace: Trace) -> Trace | str:
@@ -131,14 +124,16 @@ def functionalize(trace: Trace) -> Trace | str:
         where = f"{b.sym.id} at {b.source[0]}:{b.source[1]}" if b.source else b.sym.id
         functional = SYMBOLS.get(_FUNCTIONAL.get(b.sym.id, b.sym.id[:-1])) \
             if b.sym.id.endswith("_") and "opaque" not in b.sym.tags or b.sym.id in _FUNCTIONAL else None
-        if functional is None or not isinstance(target, TensorProxy):
-            return f"{where} writes into a tensor and has no functional form to differentiate"
-        key = origin.get(id(target), id(target))
-        if key in inputs and not target.requires_grad and not any(
-                isinstance(p, TensorProxy) and p.requires_grad for p in b.flat_args):
-            # state that needs no gradient (a counter, a buffer): the write stays in the forward
+        key = origin.get(id(target), id(target)) if isinstance(target, TensorProxy) else None
+        if isinstance(target, TensorProxy) and not _can_require_grad(target) or key in inputs and not \
+                target.requires_grad and not any(isinstance(p, TensorProxy) and p.requires_grad for p in b.flat_args):
+            # No gradient flows through this write (an integer tensor such as T5's position buckets,
+            # or state such as a BatchNorm counter): it stays in the forward, in program order, where
+            # it has eager's effect on every alias; the backward never reads through it.
             new.bound_symbols.append(b)
             continue
+        if functional is None or not isinstance(target, TensorProxy):
+            return f"{where} writes into a tensor and has no functional form to differentiate"
         if key in inputs or group.get(key, set()) & inputs:
             return f"{where} writes into an input of the jitted function (or a view of one)"
         aliases = group.get(key, set()) - {key}
@@ -159,6 +154,10 @@ def functionalize(trace: Trace) -> Trace | str:
             rename[id(p)] = out
     new.output = _sub(trace.output, rename)
     return new
+
+
+def _can_require_grad(t: TensorProxy) -> bool:
+    return t.dtype.is_floating_point or t.dtype.is_complex
 
 
 #: in-place ops whose functional form is not their name without the underscore

@@ -117,6 +117,15 @@ def _(b, g):
     return (_placed(g, x, (slice(None),) * d + (slice(start, start + b.kwargs["length"]),)),)
 
 
+@vjp("ltorch.diagonal")
+def _(b, g):
+    # a rule of its own keeps the forward's diagonal whole: a view, as in eager (its
+    # decomposition gathers into a new tensor)
+    x, k = b.args[0], b.kwargs
+    zeros = T.zeros(x.shape, dtype=g.dtype, device=g.device)
+    return (T.diagonal_scatter(zeros, g, k.get("offset", 0), k.get("dim1", 0), k.get("dim2", 1)),)
+
+
 def _scattered(g, x, d, index):
     return T.scatter_add(T.zeros(x.shape, dtype=g.dtype, device=g.device), d, index, g)
 

@@ -25,7 +25,7 @@ def slice_(a, *, start_indices, end_indices, strides=None):
 
 @impl("prims.squeeze")
 def squeeze(a, *, dims):
-    return torch.squeeze(a, tuple(dims)) if dims else a
+    return torch.squeeze(a, tuple(dims))  # a new view even with no dims, never `a` itself
 
 
 @impl("prims.pad")

@@ -1,0 +1,62 @@
+"""Aliasing through tc.jit is eager's: an op returns its input object only where eager does
+(``contiguous``, ``to``), a new view where eager makes one (``permute(0, 1)``,
+``reshape`` to the same shape), and a fresh tensor where eager does (``roll(x, 0)``,
+``repeat(1, 1)``), so writing into a result changes the input exactly when it does in eager.
+The mechanism is each op's declared aliasing trait (registry.own_outputs); these samples are
+the cases where a decomposition would otherwise return its input or a view of it.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import thunder_core as tc
+
+pytest.importorskip("thunder_executor_torch")
+
+CASES = [
+    ("permute identity", lambda x: x.permute(0, 1)),
+    ("transpose same dim", lambda x: x.transpose(0, 0)),
+    ("view_as itself", lambda x: x.view_as(x)),
+    ("unflatten to one dim", lambda x: x.unflatten(0, (2,))),
+    ("expand_as itself", lambda x: x.expand_as(x)),
+    ("reshape same shape", lambda x: x.reshape(2, 3)),
+    ("squeeze nothing", lambda x: x.squeeze(0)),
+    ("t of 1-d", lambda x: x[0].t()),
+    ("getitem ...", lambda x: x[...]),
+    ("roll by 0", lambda x: torch.roll(x, 0)),
+    ("roll by the size", lambda x: torch.roll(x, 3, 1)),
+    ("roll of an empty tensor", lambda x: torch.roll(x[:0], 1, 0)),
+    ("repeat ones", lambda x: x.repeat(1, 1)),
+    ("tile ones", lambda x: x.tile((1,))),
+    ("repeat_interleave 1", lambda x: x.repeat_interleave(1, 0)),
+    ("contiguous (returns x)", lambda x: x.contiguous()),
+    ("to same dtype (returns x)", lambda x: x.to(torch.float32)),
+    ("float() (returns x)", lambda x: x.float()),
+    ("positive (returns x)", lambda x: +x),
+    ("dropout in eval (returns x)", lambda x: torch.nn.functional.dropout(x, training=False)),
+    ("flatten of 1-d (returns x)", lambda x: x[0].flatten()),
+]
+
+
+def _relation(x, y):
+    if y is x:
+        return "is"
+    return "view" if y.untyped_storage().data_ptr() == x.untyped_storage().data_ptr() else "fresh"
+
+
+@pytest.mark.parametrize("grad", [False, True], ids=["no-grad", "grad"])
+@pytest.mark.parametrize("name,fn", CASES, ids=[c[0] for c in CASES])
+def test_aliasing_like_eager(name, fn, grad):
+    x = torch.randn(2, 3, requires_grad=grad)
+    base = x.detach().clone()
+    expected = fn(base)
+    inp = x.clone() if grad else x  # a non-leaf, so in-place writes are allowed
+    got = tc.jit(fn)(inp)
+    assert _relation(inp, got) == _relation(base, expected)
+    if got.numel():  # a write into the result reaches the input exactly when it does in eager
+        with torch.no_grad():
+            got.view(-1)[0] = 100.0
+            expected.view(-1)[0] = 100.0
+        assert (inp.detach().view(-1)[0] == 100.0) == (base.view(-1)[0] == 100.0)

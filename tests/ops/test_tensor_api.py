@@ -1,0 +1,81 @@
+"""Pieces of the tensor API on traced tensors, each against eager: the properties ``.T
+.mT .H .mH .layout`` (every ``torch.masked`` op reads ``.layout``), ``*dims`` given by
+keyword (``flip(dims=...)``), ``memory_format=`` in ``to``/``float``..., ``torch.linspace``
+with 0-d tensor endpoints, and ``tensor_split`` with a tensor of indices (refused: the output
+shapes depend on the tensor's values)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import thunder_core as tc
+from thunder_core.ir import TracingError
+
+pytest.importorskip("thunder_executor_torch")
+
+X3 = (2, 3, 4)
+CASES = [
+    ("T 2-d", lambda x: x[0].T), ("T 3-d", lambda x: x.T * 1), ("mT", lambda x: x.mT), ("H", lambda x: x[0].H),
+    ("mH", lambda x: x.mH), ("mT 0-d", lambda x: x[0, 0, 0].mT),
+    ("layout", lambda x: x * (x.layout == torch.strided)),
+    ("masked.sum", lambda x: torch.masked.sum(x, 1, mask=x > 0)),
+    ("masked.amax", lambda x: torch.masked.amax(x, 0, mask=x > -0.5)),
+    ("flip dims=", lambda x: x.flip(dims=(0, 2))), ("torch.flip dims=", lambda x: torch.flip(x, dims=[1])),
+    ("permute dims=", lambda x: x.permute(dims=(2, 0, 1))),
+    ("float(memory_format=)", lambda x: x.transpose(0, 2).float(memory_format=torch.contiguous_format)),
+    ("to(dtype, memory_format=)", lambda x: x.transpose(0, 2).to(torch.float64, memory_format=torch.contiguous_format)),
+    ("to(memory_format=channels_last)", lambda x: x[None].to(memory_format=torch.channels_last)),
+    ("double(memory_format=)", lambda x: x.double(memory_format=torch.contiguous_format)),
+    ("linspace tensor ends", lambda x: torch.linspace(x[0, 0, 0], x[1, 2, 3], 7)),
+    ("linspace tensor start, int", lambda x: torch.linspace(x[0, 0, 0] * 10, 20, 5, dtype=torch.int64)),
+    ("linspace one step", lambda x: torch.linspace(x[0, 0, 0], 3.0, 1)),
+]
+
+
+def _strides_and_values(got, expected):
+    torch.testing.assert_close(got, expected)
+    assert got.stride() == expected.stride()
+
+
+@pytest.mark.parametrize("name,fn", CASES, ids=[c[0] for c in CASES])
+def test_like_eager(name, fn):
+    x = torch.randn(X3)
+    expected = fn(x)
+    got = tc.jit(fn)(x)
+    _strides_and_values(got, expected)
+    assert (got is x) == (expected is x)
+
+
+@pytest.mark.parametrize("name,fn", [("mT 1-d", lambda x: x[0, 0].mT), ("H 3-d", lambda x: x.H),
+                                     ("mH 1-d", lambda x: x[0, 0].mH)])
+def test_property_errors_like_eager(name, fn):
+    x = torch.randn(X3)
+    with pytest.raises(RuntimeError) as eager:
+        fn(x)
+    with pytest.raises(RuntimeError) as traced:
+        tc.jit(fn)(x)
+    assert str(traced.value) == str(eager.value)
+
+
+def test_linspace_with_tensor_ends_is_not_differentiated():
+    x = torch.randn(X3, dtype=torch.float64, requires_grad=True)
+    fn = lambda x: torch.linspace(x[0, 0, 0], x[1, 0, 0], 4)  # noqa: E731
+    got, expected = tc.jit(fn)(x), fn(x)
+    assert got.requires_grad == expected.requires_grad is False
+    torch.testing.assert_close(got, expected)
+
+
+def test_tensor_split_with_a_tensor_of_indices_is_refused_by_name():
+    with pytest.raises(TracingError, match="tensor_split returns something that depends on tensor values"):
+        tc.jit(lambda x, i: torch.tensor_split(x, i))(torch.randn(6, 2), torch.tensor([1, 4]))
+
+
+def test_manual_seed_inside_the_function_is_refused_by_name():
+    # it would run once while tracing, and later calls would draw other numbers than eager
+    def fn(x):
+        torch.manual_seed(3)
+        return x + torch.rand(2)
+
+    with pytest.raises(TracingError, match="torch.manual_seed inside a jitted function would run once"):
+        tc.jit(fn)(torch.zeros(2))
