@@ -99,7 +99,8 @@ class JittedFunction:
         self.misses += 1
         from .sharp_edges import run_checkers
 
-        cap = capture(self._target, args, kwargs, arg_names=self.arg_names, record_opaque_calls=self._record_opaque)
+        cap = capture(self._target, args, kwargs, arg_names=self.arg_names, record_opaque_calls=self._record_opaque,
+                      what=self.__qualname__)
         run_checkers(cap, self._sharp_levels)
         from .execution.partition import partition
         from .guards.epilogue import build_epilogue

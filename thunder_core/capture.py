@@ -31,6 +31,7 @@ from .frontend.provenance import ARG, ATTR, CALL, CELL, GLOBAL, ITEM, ITER, KWAR
 from .ir import Proxy, TensorProxy, Trace, TracingError, tracing
 from .ir.printing import PRINTER_GLOBALS
 from .ir.proxies import is_valid_name
+from .user_errors import annotate
 from .ops import TORCH_CALLS
 
 # guard kinds
@@ -42,8 +43,10 @@ LENGTH = "length"        # value: len() of a container
 SAME_AS = "same-as"      # value: provenance of the first path to the same tensor
 NO_HOOKS = "no-hooks"    # nn.Module without hooks (value: None)
 BOUND = "bound"          # the path must still exist (a global or cell the function deletes)
+VALUES = "values"        # value: a small tensor's contents (tolist()) an op's result shapes depend on
 
 _TORCH_DIR = os.path.dirname(torch.__file__)
+_MAX_VALUES = 1024  # largest input tensor whose contents may be read (and checked on every call)
 # torch's own compiler runs natively when reached from traced code (Module.__init__ is patched by
 # torch._dynamo once torch.compile has run; its bookkeeping is torch's state, not the program's).
 for _d in ("_dynamo", "_inductor"):
@@ -66,6 +69,8 @@ class Guard:
         if self.kind == TENSOR:
             shape, dtype, device, rg = self.value
             return f"tensor {tuple(shape)} {dtype} {device}{' requires_grad' if rg else ''}"
+        if self.kind == VALUES:
+            return f"values {self.value!r:.60}"
         if self.kind in (IDENTITY, TYPE):
             v = self.value
             return f"{self.kind} {getattr(v, '__qualname__', None) or type(v).__name__}"
@@ -117,6 +122,17 @@ class _CaptureTrace(Trace):
     def current_source(self, value):  # set by Trace.__init__ / at_source: the interpreter decides
         pass
 
+    def known_value(self, p):
+        """The contents of input tensor ``p`` if it is small (a tensor of indices), guarded."""
+        I = self.interp
+        hit = I.recorder.input_of.get(id(p)) if I is not None else None
+        if hit is None or hit[0].numel() > _MAX_VALUES or hit[0].is_floating_point() or hit[0].is_complex():
+            return None
+        value, prov = hit
+        v = value.tolist()
+        I.recorder.guard(prov, VALUES, v)
+        return v
+
     def resolve_inputs(self, args, kwargs):
         I = self.interp
         if I is None:
@@ -135,6 +151,7 @@ class _Recorder:
         self.modules: dict = {}  # provenance -> Python module object read there
         self.containers: dict = {}  # provenance -> list/tuple/dict read there
         self._index, self._indexed = None, 0  # id(tensor) -> where it is held (see _find)
+        self.input_of: dict = {}  # id(input proxy) -> (tensor, provenance)
 
     def finish(self, I):
         """Guards that need the whole run: lengths of iterated containers, existence of what
@@ -165,6 +182,7 @@ class _Recorder:
                 return value
             p = self.cap.trace.add_input(value, name=self._name(prov))
             self.proxies[id(value)] = (value, p, prov)
+            self.input_of[id(p)] = (value, prov)
             self.cap.inputs.append((prov, p))
             self.guard(prov, TENSOR, (value.shape, value.dtype, value.device, value.requires_grad))
             return p
@@ -362,7 +380,8 @@ def _is_torch_callable(fn) -> bool:
     return getattr(fn, "__objclass__", None) is torch._C.TensorBase or getattr(fn, "__self__", None) is torch._C._nn
 
 
-def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_opaque_calls=False) -> Capture:
+def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_opaque_calls=False,
+            what=None) -> Capture:
     """Trace ``fn(*args, **kwargs)``; see the module docstring."""
     global _LOOKASIDES
     if _LOOKASIDES is None:
@@ -396,6 +415,9 @@ def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_o
         with tracing(trace):
             out = I.run(fn, args, kwargs)
         rec.finish(I)
+    except Exception as e:
+        annotate(e, what or getattr(fn, "__qualname__", name))
+        raise
     finally:
         # Outside state goes back to how it was: the epilogue makes the writes, on every call.
         undo.restore()

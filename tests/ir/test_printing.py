@@ -36,7 +36,7 @@ def test_nan_and_proxies():
 
 @pytest.mark.parametrize("value, message", [
     (torch.zeros(2), "A torch.Tensor of shape \\[2\\] appears as a constant"),
-    (object(), "A value of type object .* cannot be printed"),
+    (object(), "A value of type object .* reached an operation as a constant"),
     (bytes, "A value of type type"),
 ])
 def test_unprintable_values(value, message):

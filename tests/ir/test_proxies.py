@@ -55,9 +55,9 @@ def test_validation():
 
 
 def test_truth_value_is_an_error():
-    with pytest.raises(TypeError, match="truth value of TensorProxy t0 is not known while tracing"):
+    with pytest.raises(TypeError, match=r"truth value of a tensor computed inside the jitted function \(t0 in the trace\) is not known"):
         bool(make())
-    with pytest.raises(TypeError, match="truth value of NumberProxy i0"):
+    with pytest.raises(TypeError, match=r"truth value of a number computed inside the jitted function \(i0 in the trace\)"):
         bool(NumberProxy("i0", int, 1))
 
 

@@ -32,6 +32,7 @@ import torch
 os.environ.setdefault("THUNDER_CORE_EXECUTORS", "torch")
 
 import thunder_core as tc  # noqa: E402
+from thunder_core.capture import VALUES  # noqa: E402
 
 #: dtypes tried for every op that supports them, and how many samples of each (float64
 #: runs forward and backward; the others forward only)
@@ -181,7 +182,7 @@ def _call(op, args, kwargs):
 #: Lists of tensors passed as arguments of a jitted function fail in capture today (the
 #: interpreter's owner is fixing it): until then such samples pass their tensors one by one
 #: and the jitted function rebuilds the lists.
-SPLAT_TENSOR_LISTS = True
+SPLAT_TENSOR_LISTS = False
 
 
 def _has_tensor_list(args, kwargs):
@@ -316,10 +317,19 @@ def check_sample(op, s, grad):
     assert alias_g == alias_e, f"aliasing of outputs with inputs (is/view of input k) {alias_g} != eager {alias_e}"
 
     if grad and values:
-        ge = _grads(_loss(expected, s), (e_args, e_kwargs))
-        if ge is not None:
-            gg = _grads(_loss(got, s), (j_args, j_kwargs))
-            _compare(gg, ge, "gradients")
+        try:
+            ge = _grads(_loss(expected, s), (e_args, e_kwargs))
+        except Exception as e:  # noqa: BLE001 - eager's backward rejects it (linalg.eig of a 0x0 matrix): so must ours
+            try:
+                _grads(_loss(got, s), (j_args, j_kwargs))
+            except type(e):
+                ge = None
+            else:
+                raise AssertionError(f"eager's backward raises {type(e).__name__} ({e}); the jitted one does not")
+        else:
+            if ge is not None:
+                gg = _grads(_loss(got, s), (j_args, j_kwargs))
+                _compare(gg, ge, "gradients")
 
     # a second call: same metadata, new values -> a cache hit with eager's result
     n_args, n_kwargs = _renew(args), _renew(kwargs)
@@ -332,7 +342,9 @@ def check_sample(op, s, grad):
         hits = tc.cache_hits(jfn)
         torch.manual_seed(0)
         got2 = call(jfn, n_args, n_kwargs)
-    assert tc.cache_hits(jfn) == hits + 1, \
+    # (unless the trace depends on a tensor's contents, which are then checked: tensor_split's indices)
+    by_value = any(g.kind == VALUES for g in jfn._last.capture.guards) if tc.cache_misses(jfn) > 1 else False
+    assert tc.cache_hits(jfn) == hits + 1 or by_value, \
         f"the second call with new values of the same metadata was not a cache hit ({tc.cache_misses(jfn)} misses)"
     _compare(got2, expected2, "second call's output", values)
     return opaque, randomness

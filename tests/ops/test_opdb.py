@@ -2,9 +2,9 @@
 
 One test per OpInfo runs a few samples of every dtype of ``opdb.DTYPES`` the op supports. A
 sample passes, or fails with an error ``KNOWN`` lists for its op (a regex of the message and
-the reason). A known entry no sample hits fails the test (strict: remove it). A difference from
-eager (value, dtype, shape, result type, aliasing, gradient, cache) is an AssertionError and is
-never listed here, except the entries of kind "difference" below, which are open bugs.
+the reason): a clear refusal naming the op. A known entry no sample hits fails the test
+(strict: remove it). A difference from eager (value, dtype, shape, result type, aliasing,
+gradient, cache) is an AssertionError and is never listed here.
 
 ``python -m tests.ops.test_opdb`` rewrites docs/op-samples.md from a full run.
 """
@@ -32,46 +32,22 @@ from tests.ops import opdb  # noqa: E402
 class Known:
     match: str          # regex searched in the error message
     reason: str
-    kind: str = "refused"   # "refused": a clear refusal; "difference": an open bug
 
 
 _VALUES = r"returns something that depends on tensor values"
-_SEED = r"torch\.(set_rng_state|manual_seed) inside a jitted function would run once"
-_SEED_WHY = ("OpInfo wraps it in wrapper_set_seed (torch.manual_seed inside the function), which a compiled "
-             "function cannot replay: refused by name")
 _GRAD_NONE = ("the gradient of an input eager does not differentiate is zeros, where eager's autograd.grad "
               "gives None (the compiled backward returns a tensor for every input that requires grad)")
-_MAPPING = ("'mappingproxy' object has no attribute 'clear' inside the interpreter (torch.masked's kwargs "
-            "handling; reported to the interpreter's owner)")
-
 KNOWN = {
-    **{name: Known(_SEED, _SEED_WHY) for name in (
-        "cauchy", "exponential", "geometric", "log_normal", "normal.in_place", "uniform", "randn", "randn_like",
-        "rand_like", "randint", "randint_like", "empty_strided", "multinomial", "normal", "normal.number_mean",
-        "bernoulli", "item", "svd_lowrank", "pca_lowrank", "nn.functional.dropout", "nn.functional.dropout2d",
-        "nn.functional.dropout3d", "nn.functional.alpha_dropout", "nn.functional.feature_alpha_dropout.with_train",
-        "nn.functional.feature_alpha_dropout.without_train", "nn.functional.fractional_max_pool2d",
-        "nn.functional.fractional_max_pool3d", "nn.functional.rrelu", "nn.functional.scaled_dot_product_attention",
-        "nn.functional.multi_head_attention_forward")},
     **{name: Known(_VALUES, "the output's shape (or a Python value) depends on tensor values") for name in (
-        "allclose", "equal", "combinations", "corrcoef", "cov", "masked_select", "tensor_split", "unique",
+        "item", "allclose", "equal", "combinations", "corrcoef", "cov", "masked_select", "unique",
         "unique_consecutive", "bincount", "nonzero", "argwhere", "nn.functional.ctc_loss", "linalg.lstsq",
         "linalg.lstsq.grad_oriented")},
-    "narrow": Known(r"narrow with a tensor `start` depends on tensor values", "a tensor `start`: refused by name"),
     "nn.functional.one_hot": Known(r"num_classes=-1", "num_classes=-1 needs the largest value of the tensor"),
-    "nn.functional.gaussian_nll_loss": Known(r"truth value of TensorProxy", "F.gaussian_nll_loss checks "
+    "nn.functional.gaussian_nll_loss": Known(r"truth value of a tensor computed inside", "F.gaussian_nll_loss checks "
                                              "`if torch.any(var < 0)` (a data-dependent branch)"),
     "norm.nuc": Known(r"p='nuc'", "the nuclear norm needs an SVD: refused by name"),
     "sparse.sampled_addmm": Known(r"sparse", "sparse tensor inputs are not supported (traced as dense fake tensors)"),
     "sparse.mm.reduce": Known(r"sparse", "sparse tensor inputs are not supported (traced as dense fake tensors)"),
-    **{name: Known(r"mappingproxy", _MAPPING) for name in (
-        "masked.mean", "masked.var", "masked.std", "masked.normalize", "masked.logaddexp")},
-    **{name: Known(r"gradients: result structure .*NoneType", _GRAD_NONE, "difference") for name in (
-        "norm", "linalg.norm", "linalg.norm.subgradients_at_zero", "nn.functional.cosine_embedding_loss",
-        "nn.functional.hinge_embedding_loss")},
-    **{name: Known(r"last dimension with stride 1", "the test's gradient loss (view_as_real of the complex "
-                   "eigenvectors) fails on this sample's layout", "difference") for name in ("linalg.eig",
-                                                                                         "linalg.eigvals")},
 }
 
 
@@ -136,7 +112,7 @@ def write_docs(path="docs/op-samples.md"):
                 elif o.status == "eager-error":
                     counts["eager-rejects"] += 1
                 else:
-                    counts[known.kind] += 1
+                    counts["refused"] += 1
                     refused.setdefault(name, [known, set()])[1].add(opdb.SHORT[dtype])
     samples = sum(v for k, v in counts.items() if k not in ("random-metadata-only", "unexpected"))
     lines = [
@@ -149,15 +125,14 @@ def write_docs(path="docs/op-samples.md"):
         f"| pass, with an opaque op in the trace | {counts['pass-opaque']} |",
         f"| of the passes: compared by metadata only (random / uninitialised) | {counts['random-metadata-only']} |",
         f"| refused (known, a clear error) | {counts['refused']} |",
-        f"| known differences (open bugs) | {counts['difference']} |",
         f"| eager rejects the sample | {counts['eager-rejects']} |",
         f"| unexpected (test failures) | {counts['unexpected']} |", "",
-        "## Remaining refusals and known differences", "",
-        "| op | dtypes | kind | reason |", "| --- | --- | --- | --- |",
+        "## Remaining refusals", "",
+        "| op | dtypes | reason |", "| --- | --- | --- |",
     ]
     for name in sorted(refused):
         known, dts = refused[name]
-        lines.append(f"| {name} | {', '.join(sorted(dts))} | {known.kind} | {known.reason} |")
+        lines.append(f"| {name} | {', '.join(sorted(dts))} | {known.reason} |")
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
     print(f"wrote {path}: {dict(counts)}")

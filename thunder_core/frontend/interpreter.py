@@ -253,12 +253,13 @@ class Interpreter:
         if src is not None and tr in VIEW_KINDS:  # d.items(): iterating it reads d's items (iteration.py)
             self.views[id(r)] = (r, recv, src[1], VIEW_KINDS[tr])
         # A result nothing else refers to (only our local `r` and getrefcount's argument) was
-        # made by this call: it is local state, whatever made it (a __new__, a copy...).
+        # made by this call: it is local state, whatever made it (a copy...); so is what any
+        # __new__ returns (a class made by type.__new__ is referred to by its own descriptors).
         # Anything else returned by a native call on outside objects is outside data reached
         # along a path the prologue cannot follow by itself (CALL).
         if (tr not in SCALARS and id(r) not in outside and not t.__flags__ & _TYPE_SUBCLASS
                 and not (t is types.BuiltinFunctionType and fn in _FRESH) and tr not in _NOT_DATA
-                and sys.getrefcount(r) > 2):
+                and sys.getrefcount(r) > 2 and getattr(fn, "__name__", None) != "__new__"):
             if src is None:
                 for a in args:
                     src = outside.get(id(a))

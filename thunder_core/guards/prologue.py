@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ..capture import BOUND, EQUALS, IDENTITY, LENGTH, NO_HOOKS, SAME_AS, TENSOR, TYPE, Capture
+from ..capture import BOUND, EQUALS, IDENTITY, LENGTH, NO_HOOKS, SAME_AS, TENSOR, TYPE, VALUES, Capture
 from ..frontend.provenance import ARG, ATTR, BUILTIN, CALL, CELL, GLOBAL, ITEM, ITER, KWARG
 from ..ir.codegen import compile_function
 
@@ -212,6 +212,8 @@ def _emit_check(b: _Builder, var: str, g):
     elif k == SAME_AS:
         other = b.fetch(v)
         b.check(f"{var} is not {other}", f"same tensor as {v!r}")
+    elif k == VALUES:  # the contents an op's result shapes were traced for (tensor_split's indices)
+        b.check(f"{var}.tolist() != {b.const(v, 'V')}", g.describe())
     elif k == BOUND:
         pass  # fetching it is the check: a deleted global or emptied cell raises, which is a miss
     elif k == NO_HOOKS:

@@ -40,7 +40,8 @@ from .prologue import NotRefetchable, _Builder
 _LITERALS = (int, bool, str, bytes, type(None))
 _CONSTANTS = (type, types.FunctionType, types.BuiltinFunctionType, types.ModuleType, types.MethodType,
               types.BuiltinMethodType, torch.dtype, torch.device, torch.layout, torch.memory_format,
-              type(...), type(NotImplemented), range, slice, frozenset, copyreg.__newobj__.__class__)
+              type(...), type(NotImplemented), range, slice, frozenset, copyreg.__newobj__.__class__,
+              torch.Size)  # immutable: the object itself (pytree would make a torch.Size a tuple)
 
 
 class NotRebuildable(TypeError):

@@ -25,7 +25,7 @@ import torch
 from .proxies import NumberProxy, Proxy, TensorProxy
 
 __all__ = ["NAMESPACES", "PRINTERS", "DTYPE_ABBREVIATIONS", "PRINTER_GLOBALS", "PrintingError", "print_value",
-           "annotation", "format_source"]
+           "annotation", "format_source", "describe"]
 
 #: Module alias used in printed traces -> importable module path holding those symbols.
 NAMESPACES: dict[str, str] = {}
@@ -83,9 +83,10 @@ def _unprintable(x) -> str:
     if isinstance(x, torch.Tensor):
         raise PrintingError(f"A torch.Tensor of shape {list(x.shape)} appears as a constant in the trace. Tensors "
                             "must enter a trace as inputs (proxies), never as values baked into the source.")
-    raise PrintingError(f"A value of type {type(x).__qualname__} ({x!r:.60}) cannot be printed as Python source in "
-                        "a trace. Pass it as a proxy, convert it to a printable constant, or add a printer to "
-                        "thunder_core.ir.printing.PRINTERS.")
+    raise PrintingError(f"A value of type {type(x).__qualname__} ({x!r:.60}) reached an operation as a constant, and a "
+                        "trace can only hold tensors, numbers, strings, dtypes, devices and tuples/lists/dicts of them. "
+                        "Pass such values to the torch function instead (plugin authors: a type can print through "
+                        "thunder_core.ir.printing.PRINTERS).")
 
 
 def print_value(x) -> str:
@@ -120,3 +121,12 @@ def format_source(source: tuple[str, int, str]) -> str:
     filename, lineno, line = source
     line = " ".join(str(line).strip().splitlines())
     return f"{os.path.basename(filename)}:{lineno}: \t{line}"
+
+
+def describe(x) -> str:
+    """``x`` in an error message: a tensor by its kind, shape and dtype (never its values),
+    anything else by a short repr and its type."""
+    if isinstance(x, torch.Tensor) and not isinstance(x, Proxy):
+        return f"a {type(x).__name__} of shape {list(x.shape)} and dtype {x.dtype} (a real tensor, not a traced one)"
+    text = repr(x)
+    return f"{text[:60] + '...' if len(text) > 60 else text} (a {type(x).__name__})"

@@ -76,10 +76,12 @@ class Proxy:
     __hash__ = object.__hash__
 
     def __bool__(self):
+        what = "tensor" if isinstance(self, TensorProxy) else "number"
         raise TypeError(
-            f"The truth value of {type(self).__name__} {self.name} is not known while tracing: "
-            f"`if`, `while`, `and`/`or` and `bool()` need a concrete value. Make the condition depend on "
-            f"shapes, dtypes or Python values instead of tensor contents, or move it outside the jitted function.")
+            f"The truth value of a {what} computed inside the jitted function ({self.name} in the trace) is not "
+            f"known while tracing: `if`, `while`, `and`/`or` and `bool()` need a concrete value. Make the condition "
+            f"depend on shapes, dtypes or Python values instead of tensor contents (torch.where keeps both branches "
+            f"in tensors), or move it outside the jitted function.")
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -212,6 +214,8 @@ class TensorProxy(Proxy):
     def __getattr__(self, attr: str):
         # Only reached when normal lookup fails: fields and the methods above win.
         if attr.startswith("__"):
+            if attr == "__torch_function__":  # hasattr(t, "__torch_function__") as on a tensor (is_tensor_like)
+                return self.__class__.__torch_function__
             raise AttributeError(attr)
         prop = TENSOR_PROPERTIES.get(attr)
         if prop is not None:

@@ -92,6 +92,10 @@ class Trace:
     #: kwargs)`` replaces real values reaching a symbol call (a tensor the program got along a
     #: path the frontend did not see) by proxies, or raises saying why it cannot. None: no hook.
     resolve_inputs = None
+    #: A hook of the frontend: ``known_value(tensor_proxy)`` -> the tensor's contents
+    #: (``tolist()``) when the frontend knows and guards them (a small input tensor), else None.
+    #: Ops whose result shapes depend on a tensor's values use it (``registry.known_value``).
+    known_value = None
 
     def __post_init__(self):
         if not is_valid_name(self.name):

@@ -26,6 +26,8 @@ callable this module registers (the tests check each one is exercised).
 
 from __future__ import annotations
 
+from ..ir.printing import describe
+
 import inspect
 import operator
 
@@ -94,7 +96,7 @@ def result_dtype(*args) -> torch.dtype:
         elif x is not None:
             nt = number_type(x)
             if nt is None:
-                raise TypeError(f"Expected a tensor or a Python number, got {x!r} (a {type(x).__name__}).")
+                raise TypeError(f"Expected a tensor or a Python number, got {describe(x)}.")
             num = _promote(num, _number_dtype(nt))
     out = _combine(dim, _combine(zero, num))
     if out is None:
@@ -194,7 +196,7 @@ def _opmath(dtype: torch.dtype) -> torch.dtype:
 
 def _tensor(name: str, x, what: str = "input") -> TensorProxy:
     if not isinstance(x, TensorProxy):
-        raise TypeError(f"{name}(): argument '{what}' must be a tensor, not {type(x).__name__} ({x!r}).")
+        raise TypeError(f"{name}(): argument '{what}' must be a tensor, not {describe(x)}.")
     return x
 
 

@@ -85,7 +85,16 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of a (N, C, L) or (C, L) input."""
     if input.ndim not in (2, 3):
         raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D input.")
-    return _dropout("F.dropout1d", input, p, training, inplace, _feature_shape("dropout1d", input, input.ndim == 3))
+    return _unbatched_feature_dropout("F.dropout1d", input, p, training, inplace, input.ndim == 3)
+
+
+def _unbatched_feature_dropout(op, input, p, training, inplace, batched):
+    """Eager's dropout1d/3d: an input without batch dimension is unsqueezed, dropped out and
+    squeezed back, so even a no-op returns a view of it (in place: the input itself)."""
+    if batched or inplace:
+        return _dropout(op, input, p, training, inplace, _feature_shape(op, input, batched))
+    x = input.unsqueeze(0)
+    return _dropout(op, x, p, training, inplace, _feature_shape(op, x)).squeeze(0)
 
 
 @torch_op(_F.dropout2d, inputs=("input", "p"), tags=("random", "may-return-input"))
@@ -97,7 +106,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
 @torch_op(_F.dropout3d, inputs=("input", "p"), tags=("random", "may-return-input"))
 def dropout3d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of a (N, C, D, H, W) or (C, D, H, W) input."""
-    return _dropout("F.dropout3d", input, p, training, inplace, _feature_shape("dropout3d", input, input.ndim == 5))
+    return _unbatched_feature_dropout("F.dropout3d", input, p, training, inplace, input.ndim == 5)
 
 
 @torch_op(_F.alpha_dropout, inputs=("input", "p"), tags=("random", "may-return-input"))

@@ -415,6 +415,39 @@ def split_with_sizes(input, split_sizes, dim=0):
     return _pieces(input, dim, _split_sizes(input, list(split_sizes), dim))
 
 
+@torch_op(torch.tensor_split, torch.Tensor.tensor_split, method="tensor_split", tags=("view",),
+          values=("indices_or_sections",), impl=lambda a, k: torch.tensor_split(*a, **k))  # torch names it per overload
+def tensor_split(input, indices_or_sections, dim=0):
+    """Pieces along ``dim``: ``sections`` nearly equal ones (the first ``size % sections`` one
+    longer), or the slices between ``indices`` (clamped like ``at::slice``). A tensor of
+    indices is read by value (an input's contents are guarded; see ``values=``)."""
+    if input.ndim == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
+    d = canonical_dim(input.ndim, dim)
+    n = input.shape[d]
+    if isinstance(indices_or_sections, int):
+        sections = indices_or_sections
+        if sections <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
+        size, extra = divmod(n, sections)
+        bounds, start = [], 0
+        for i in range(sections):
+            stop = start + size + (1 if i < extra else 0)
+            bounds.append((start, stop))
+            start = stop
+    else:
+        def clamp(i):
+            i = i + n if i < 0 else i
+            return min(max(i, 0), n)
+        bounds, start = [], 0
+        for i in indices_or_sections:
+            stop = clamp(i)
+            bounds.append((start, max(start, stop)))
+            start = stop
+        bounds.append((start, max(start, n)))
+    return tuple(sliced(input, d, a, b) for a, b in bounds)
+
+
 @torch_op(torch.chunk, torch.Tensor.chunk, method="chunk", tags=("view",))
 def chunk(input, chunks, dim=0):
     if input.ndim == 0:
@@ -450,10 +483,8 @@ def select(input, dim, index):
     return _select(input, dim, index)
 
 
-@torch_op(torch.narrow, torch.Tensor.narrow, method="narrow", tags=("view",))
+@torch_op(torch.narrow, torch.Tensor.narrow, method="narrow", tags=("view",), values=("start",))
 def narrow(input, dim, start, length):
-    if isinstance(start, TensorProxy):
-        raise TracingError("torch.narrow with a tensor `start` depends on tensor values; pass an int.")
     d = canonical_dim(input.ndim, dim)
     n = input.shape[d]
     if not -n <= start <= n:

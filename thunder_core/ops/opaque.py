@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from ..ir import Symbol, TracingError
 from ..ir import proxies as _proxies
@@ -47,7 +48,16 @@ def opaque_entry(fn):
     name = _name(fn)
     while hasattr(opaque_ns, name):
         name += "_"
-    meta = registry.fake_meta(lambda p, k: fn(*p, **k), named=True)
+    seeded = []  # set when the op draws from the random generator (seen while computing its meta)
+
+    def run_detecting(p, k):
+        with _SeededOps() as m:
+            out = fn(*p, **k)
+        if m.seen and not seeded:
+            seeded.append(True)
+        return out
+
+    meta = registry.fake_meta(run_detecting, named=True)
 
     precomputed = []  # the output computed by `entry` for the call being recorded now
 
@@ -80,11 +90,18 @@ def opaque_entry(fn):
     registry.TORCH_IMPLS[sym.id] = fn
 
     def entry(*args, **kwargs):
+        nonlocal sym
         named = named_meta(*args, **kwargs)  # torch.cummax's torch.return_types.cummax, ...
         if not flat_proxies(named):
             if flat_proxies((args, kwargs)):
                 return named  # a metadata query on traced tensors (a size, a dtype): a constant
             return fn(*args, **kwargs)  # no tensors in or out: run it now, natively
+        if seeded and "random" not in sym.tags:
+            # it draws random numbers (an aten op tagged nondeterministic_seeded ran): a random
+            # op, which autograd must never re-run in the backward
+            sym = Symbol(name, checked_meta, sym.id, tags=sym.tags | {"random"}, python_name=name, module="opaque")
+            entry.symbol = sym
+            setattr(opaque_ns, name, sym)
         precomputed.append(registry.plain(named))
         return registry.named_like(named, sym(*args, **kwargs))
 
@@ -92,6 +109,17 @@ def opaque_entry(fn):
     setattr(opaque_ns, name, sym)
     _ENTRIES[fn] = entry
     return entry
+
+
+class _SeededOps(TorchDispatchMode):
+    """Notes whether any aten op that ran under it draws from a random generator."""
+
+    seen = False
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if torch.Tag.nondeterministic_seeded in func.tags:
+            self.seen = True
+        return func(*args, **(kwargs or {}))
 
 
 def _where() -> str:
@@ -148,8 +176,7 @@ def _refuse_global_state(fn, name):
 
 # They are Python functions the interpreter would otherwise step into, down to a native
 # Generator method that runs at trace time only: registered as torch calls, they refuse.
-for _fn, _shown in ((torch.manual_seed, "torch.manual_seed"), (torch.random.manual_seed, "torch.manual_seed"),
-                    (torch.seed, "torch.seed"), (torch.random.seed, "torch.seed"),
-                    (torch.set_rng_state, "torch.set_rng_state"), (torch.random.set_rng_state, "torch.set_rng_state")):
+# (torch.manual_seed, set_rng_state and get_rng_state are recorded instead: ltorch_rng.py.)
+for _fn, _shown in ((torch.seed, "torch.seed"), (torch.random.seed, "torch.seed")):
     registry.TORCH_CALLS[_fn] = _refuse_global_state(_fn, _shown)
 del _fn, _shown

@@ -9,6 +9,8 @@ executors draw from torch's global generator so ``torch.manual_seed`` reproduces
 
 from __future__ import annotations
 
+from ..ir.printing import describe
+
 import torch
 
 from ..ir import NumberProxy, tensor_proxy
@@ -18,7 +20,7 @@ from .registry import prim
 
 def _number(name: str, what: str, x) -> None:
     if not (isinstance(x, (int, float, bool, complex)) or isinstance(x, NumberProxy)):
-        raise TypeError(f"prims.{name}: {what} must be a number, got {x!r} ({type(x).__name__}).")
+        raise TypeError(f"prims.{name}: {what} must be a number, got {describe(x)}.")
 
 
 def _created(name: str, shape, dtype, device):

@@ -24,6 +24,8 @@ Every meta checks its inputs and raises an error saying what to convert or broad
 
 from __future__ import annotations
 
+from ..ir.printing import describe
+
 import torch
 
 from ..ir import NumberProxy, TensorProxy, tensor_proxy
@@ -82,7 +84,7 @@ BINARY: dict[str, tuple[str, str]] = {
 def _describe(x) -> str:
     if isinstance(x, TensorProxy):
         return f"{x.name} (a {x.dtype} tensor of shape {list(x.shape)} on {x.device})"
-    return f"{x!r} (a {type(x).__name__})"
+    return describe(x)
 
 
 def _check(name: str, args, kinds: str) -> tuple[TensorProxy, list[TensorProxy]]:

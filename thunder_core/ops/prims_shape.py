@@ -14,6 +14,8 @@ the shape, indexing, reduction and creation families.
 
 from __future__ import annotations
 
+from ..ir.printing import describe
+
 import math
 
 import torch
@@ -56,7 +58,7 @@ def result(shape, dtype: torch.dtype, device, *inputs) -> TensorProxy:
 
 def _check_tensor(name: str, a) -> None:
     if not isinstance(a, TensorProxy):
-        raise TypeError(f"prims.{name}: expected a tensor, got {a!r} ({type(a).__name__}).")
+        raise TypeError(f"prims.{name}: expected a tensor, got {describe(a)}.")
 
 
 def _check_dims(name: str, a: TensorProxy, dims, *, unique: bool = True) -> tuple[int, ...]:

@@ -46,7 +46,7 @@ from typing import Callable
 
 import torch
 
-from ..ir import TENSOR_METHODS, Symbol, TensorProxy, tensor_proxy
+from ..ir import TENSOR_METHODS, Symbol, TensorProxy, TracingError, tensor_proxy
 from ..ir.printing import PRINTERS, print_value
 from ..ir.proxies import NumberProxy, flat_proxies
 
@@ -161,6 +161,17 @@ def _direct_impl(opdef, fn):
             positional_prefix = False
             lines.append(f"    kw[{p.name!r}] = {p.name}" if required
                          else f"    if {p.name} is not _M: kw[{p.name!r}] = {p.name}")
+    # A positional static parameter left at its default (dropped from the symbol call) is
+    # passed again when a later one is given: torch.sum(x, keepdim=True) has no overload, but
+    # torch.sum(x, dim=None, keepdim=True) does (OpDef.to_torch_call fills them in the same way).
+    statics = [p for p in params if p.name not in opdef.inputs and p.kind is P.POSITIONAL_OR_KEYWORD]
+    consts = {"fn": fn, "_M": _MISSING}
+    for i, p in enumerate(statics[:-1]):
+        if p.default is not P.empty:
+            later = tuple(q.name for q in statics[i + 1:])
+            consts[f"_D_{p.name}"] = p.default
+            lines.append(f"    if kw and {p.name!r} not in kw and any(k in kw for k in {later!r}): "
+                         f"kw[{p.name!r}] = _D_{p.name}")
     varargs = next((p.name for p in params if p.kind is P.VAR_POSITIONAL), None)
     tail = ([f"*kw.pop({varargs!r}, ())"] if varargs else []) + ["**kw"]
     calls = []  # the longest given prefix of the positional inputs
@@ -173,7 +184,6 @@ def _direct_impl(opdef, fn):
             calls.append(f"    return {call}")
             break
     src = f"def impl({', '.join(defs + ['**kw'])}):\n" + "".join(x + "\n" for x in lines + calls)
-    consts = {"fn": fn, "_M": _MISSING}
     exec(compile(src, f"<thunder_core torch impl {opdef.signature}>", "exec"), consts)
     return consts["impl"]
 
@@ -399,7 +409,8 @@ def prim(name: str | None = None, *, tags=()):
 # ---------------------------------------------------------------- the decorator
 
 def torch_op(*torch_fns, inputs=("input",), method: str | tuple | None = None, meta: Callable | None = None,
-             name: str | None = None, tags=(), impl: Callable | None = None, returns: type | None = None):
+             name: str | None = None, tags=(), impl: Callable | None = None, returns: type | None = None,
+             values=()):
     """Define a torch-level symbol from a signature function; see the module docstring.
 
     :param torch_fns: the torch callables this op stands for (functions, ``torch.Tensor``
@@ -418,6 +429,10 @@ def torch_op(*torch_fns, inputs=("input",), method: str | tuple | None = None, m
         reflected operators with a number first).
     :param returns: the ``torch.return_types`` type torch returns when the op gives a tuple
         (``torch.return_types.cummax``); user code gets the symbol's tuple wrapped in it.
+    :param values: parameters whose *values* torch reads when they are tensors (``tensor_split``'s
+        tensor of indices, ``narrow``'s tensor ``start``): such a tensor is replaced by its
+        contents (a list, or a number for a 0-d tensor) through :func:`known_value`, which the
+        jit guards on every call, or refused when the contents are not known.
     """
     def define(sig_fn):
         from . import ltorch
@@ -451,15 +466,17 @@ def torch_op(*torch_fns, inputs=("input",), method: str | tuple | None = None, m
                      decomposition=decomposition, tags=frozenset(tags), python_name=pyname, module="ltorch")
         opdef.symbol = sym
 
-        if returns is None:
+        if returns is None and not values:
             def entry(*args, **kwargs):
                 pos, kw = opdef.to_symbol_call(args, kwargs)
                 return sym(*pos, **kw)
         else:
             def entry(*args, **kwargs):
+                if values:
+                    args, kwargs = _with_known_values(opdef, values, args, kwargs)
                 pos, kw = opdef.to_symbol_call(args, kwargs)
                 out = sym(*pos, **kw)
-                return returns(out) if type(out) is tuple else out
+                return returns(out) if returns is not None and type(out) is tuple else out
 
         entry.__name__ = entry.__qualname__ = pyname
         entry.symbol = sym
@@ -472,6 +489,35 @@ def torch_op(*torch_fns, inputs=("input",), method: str | tuple | None = None, m
         return entry
 
     return define
+
+
+def _with_known_values(opdef, names, args, kwargs):
+    bound = opdef.signature.bind(*args, **kwargs)
+    for n in names:
+        v = bound.arguments.get(n)
+        if isinstance(v, TensorProxy):
+            bound.arguments[n] = known_value(v, f"{opdef.symbol.id.replace('ltorch.', 'torch.')}'s {n}")
+    return bound.args, bound.kwargs
+
+
+def known_value(p: TensorProxy, what: str):
+    """The contents of tensor ``p`` (``tolist()``) for an op whose output metadata depends on
+    them: the frontend building the trace knows them when ``p`` is an input, and guards them
+    (``Trace.known_value``); otherwise a TracingError says why it cannot be traced."""
+    from ..ir import current_trace
+
+    t = current_trace()
+    hook = getattr(t, "known_value", None)
+    v = hook(p) if hook is not None else None
+    if v is None:
+        src = getattr(t, "current_source", None)
+        where = f"{src[0]}:{src[1]} ({src[2]}): " if src else ""
+        raise TracingError(
+            f"{where}{what} is a tensor ({p.name}) whose values decide the shapes of the result, and its values are not "
+            f"known while tracing (it is computed inside the function, or large). Pass its values as a Python "
+            f"list or number, or pass the tensor as an argument of the jitted function (small integer tensors "
+            f"given as arguments are read, and checked on every call).")
+    return v
 
 
 def torch_call_of(fn):

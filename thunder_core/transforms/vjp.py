@@ -163,15 +163,48 @@ def torch_vjp_rule(b, *cotangents):
     if len(cts) != len(differentiable):
         raise AssertionError(f"{b.sym.id}: {len(cts)} cotangents for {len(differentiable)} differentiable outputs")
     tensors = [p for p in flat_proxies(b.args) if isinstance(p, TensorProxy)]
-    wrt = tuple(i for i, p in enumerate(tensors) if p.requires_grad)
-    grads = iter(torch_vjp(tuple(b.args), cts, vjp_of=b.sym.id, wrt=wrt, **b.kwargs))
+    unused = _unused_inputs(b)
+    wrt = tuple(i for i, p in enumerate(tensors) if p.requires_grad and i not in unused)
+    grads = iter(torch_vjp(tuple(b.args), cts, vjp_of=b.sym.id, wrt=wrt, **b.kwargs) if wrt else ())
+    k = iter(range(len(tensors)))
 
     def rebuild(x):
         if isinstance(x, TensorProxy):
-            return next(grads) if x.requires_grad else None
+            return next(grads) if next(k) in wrt else None
         if type(x) in (tuple, list):
             return type(x)(rebuild(y) for y in x)
         return None
 
     return tuple(rebuild(a) for a in b.args)
 
+
+
+def _unused_inputs(b) -> set:
+    """Positions (among the flat tensor arguments of ``b``) of inputs that require grad but
+    that PyTorch's autograd does not differentiate through this op (``cosine_embedding_loss``'s
+    target): their gradient is None in eager, not zeros. Found by running the op on fake
+    tensors under autograd; empty when that is not possible."""
+    import torch
+    import torch.utils._pytree as pytree
+
+    from ..ops.registry import TORCH_IMPLS, _mode, _to_fake
+
+    fn = TORCH_IMPLS.get(b.sym.id)
+    if fn is None:
+        return set()
+    try:
+        mode = _mode()
+        with torch.enable_grad():
+            args, kwargs = _to_fake(list(b.args), mode), _to_fake(dict(b.kwargs), mode)
+            leaves = [x for x in pytree.tree_leaves(args) if isinstance(x, torch.Tensor)]
+            with mode:
+                outs = [o for o in pytree.tree_leaves(fn(*args, **kwargs))
+                        if isinstance(o, torch.Tensor) and o.requires_grad]
+                wanted = [(i, x) for i, x in enumerate(leaves) if x.requires_grad]
+                if not outs or not wanted:
+                    return set()
+                grads = torch.autograd.grad(outs, [x for _, x in wanted], [torch.ones_like(o) for o in outs],
+                                            allow_unused=True)
+    except Exception:  # noqa: BLE001 - an op fake tensors cannot differentiate: assume every input is used
+        return set()
+    return {i for (i, _), g in zip(wanted, grads) if g is None}

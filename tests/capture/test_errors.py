@@ -1,0 +1,60 @@
+"""Errors of tracing name the user's line (the outermost line of their own code that led to
+the failure, and the line where it was met), say what is not supported and what to do; they
+never print a whole tensor. Exceptions the program raises itself stay CPython's."""
+
+import sys
+
+import pytest
+import torch
+
+import thunder_core as tc
+from thunder_core.ir import TracingError
+
+from . import user_code
+
+
+def _notes(e):
+    return "\n".join(getattr(e, "__notes__", []))
+
+
+def test_data_dependent_branch_names_the_users_line():
+    jm = tc.jit(user_code.Branchy())
+    with pytest.raises(TypeError, match="truth value of a tensor computed inside the jitted function") as ei:
+        jm(torch.randn(2, 4))
+    notes = _notes(ei.value)
+    assert "while tracing Branchy" in notes
+    assert f"your code: {user_code.__file__}:{user_code.BRANCH_LINE}: if y.sum() > 0:" in notes
+
+
+def test_failure_inside_a_library_names_the_users_line_and_the_library_line():
+    # F.gaussian_nll_loss branches on tensor values inside torch: the note names the user's
+    # line that called it and the library line where tracing stopped
+    def f(x, t, v):
+        return user_code.loss(x, t, v)
+
+    with pytest.raises(TypeError) as ei:
+        tc.jit(f)(torch.randn(3), torch.randn(3), torch.rand(3))
+    notes = _notes(ei.value)
+    assert f"your code: {__file__}:{f.__code__.co_firstlineno + 1}: return user_code.loss(x, t, v)" in notes
+    assert "reached: " in notes and "torch/nn/functional.py" in notes
+
+
+def test_the_programs_own_exception_is_unchanged():
+    def f(x):
+        raise ValueError("bad input")
+
+    with pytest.raises(ValueError, match="^bad input$") as ei:
+        tc.jit(f)(torch.ones(1))
+    assert not getattr(ei.value, "__notes__", None)
+
+
+def test_errors_never_print_a_whole_tensor():
+    big = torch.arange(1000.0)
+
+    def f(x):
+        return torch.tensor_split(x, (x[:2] > 0).long())
+
+    with pytest.raises(TracingError) as ei:
+        tc.jit(f)(big)
+    text = str(ei.value) + _notes(ei.value)
+    assert "999." not in text and "tensor([" not in text

@@ -1,0 +1,74 @@
+"""Inside a jitted function a tensor answers every type query as in eager: type(), __class__,
+isinstance, issubclass, torch.is_tensor, torch.overrides' checks, functools.singledispatch,
+and nn.Parameter for parameters. Differential: each query's answer is returned as a Python
+value (baked into the trace) and compared with eager's."""
+
+import functools
+
+import pytest
+import torch
+import torch.overrides
+
+import thunder_core as tc
+
+
+@functools.singledispatch
+def kind(x):
+    return "other"
+
+
+@kind.register
+def _(x: torch.Tensor):
+    return "tensor"
+
+
+QUERIES = {
+    "type-is": lambda t: type(t) is torch.Tensor,
+    "type-name": lambda t: type(t).__name__,
+    "class": lambda t: t.__class__ is torch.Tensor,
+    "class-name": lambda t: t.__class__.__name__,
+    "type-in-set": lambda t: type(t) in {torch.Tensor, int},
+    "issubclass": lambda t: issubclass(type(t), torch.Tensor),
+    "isinstance": lambda t: isinstance(t, torch.Tensor),
+    "isinstance-tuple": lambda t: isinstance(t, (int, torch.Tensor)),
+    "is-tensor": lambda t: torch.is_tensor(t),
+    "tensor-like": lambda t: torch.overrides.is_tensor_like(t),
+    "singledispatch": lambda t: kind(t),
+    "is-parameter": lambda t: isinstance(t, torch.nn.Parameter),
+    "type-is-parameter": lambda t: type(t) is torch.nn.Parameter,
+}
+
+
+@pytest.mark.parametrize("name", list(QUERIES))
+@pytest.mark.parametrize("which", ["argument", "computed", "parameter", "parameter-used"])
+def test_type_queries_answer_as_eager(name, which):
+    q = QUERIES[name]
+    lin = torch.nn.Linear(2, 2)
+
+    def f(x):
+        t = {"argument": x, "computed": x * 2, "parameter": lin.weight, "parameter-used": lin.weight + 0}[which]
+        return q(t), t + 1
+
+    expected = f(torch.ones(2))[0]
+    got = tc.jit(f)(torch.ones(2))[0]
+    assert got == expected and type(got) is type(expected)
+
+
+def test_type_of_tensor_is_not_silently_wrong():
+    def f(x):
+        return x * 2 if type(x) is torch.Tensor else x
+
+    torch.testing.assert_close(tc.jit(f)(torch.ones(2)), torch.ones(2) * 2)
+
+
+CACHE = {}
+
+
+def test_library_keying_a_cache_by_type_writes_the_real_type():
+    def f(x):
+        CACHE.setdefault(type(x), 0)
+        return x + 1
+
+    tc.jit(f)(torch.ones(2))
+    assert list(CACHE) == [torch.Tensor]
+    CACHE.clear()

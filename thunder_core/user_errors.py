@@ -1,0 +1,48 @@
+"""Errors of tracing say where in the user's code they come from.
+
+An exception that leaves the traced call because thunder_core (or a native call it made for
+the program) refused something carries a note naming two lines: the outermost line of the
+user's own code that led there (code outside installed libraries, the standard library and
+thunder_core) and the innermost traced line, where the construct was met. Exceptions the
+program raises itself are left exactly as CPython raises them.
+"""
+
+from __future__ import annotations
+
+import os
+import site
+import sysconfig
+import traceback
+
+_CORE = os.path.dirname(os.path.abspath(__file__))
+_LIBRARIES = tuple(os.path.abspath(p) + os.sep for p in {
+    *site.getsitepackages(), site.getusersitepackages(), sysconfig.get_paths()["stdlib"],
+    sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]} if p)
+
+
+def _ours(filename: str) -> bool:
+    return filename.startswith(_CORE) or "thunder_executor_" in filename
+
+
+def is_user_file(filename: str) -> bool:
+    """True for the user's own code: not thunder_core, not an installed library, not the standard library."""
+    f = os.path.abspath(filename) if not filename.startswith("<") else filename
+    return not _ours(f) and not f.startswith(_LIBRARIES)
+
+
+def annotate(e: BaseException, what: str) -> None:
+    """Add a note to ``e`` naming the user's line, when the innermost frame is not the
+    program's own (an error raised by thunder_core or by a native call made while tracing)."""
+    frames = traceback.extract_tb(e.__traceback__)
+    traced = [f for f in frames if not _ours(f.filename)]
+    if not traced or not frames or frames[-1] is traced[-1] and not _ours(frames[-1].filename) \
+            and is_user_file(frames[-1].filename):
+        return  # raised by the user's own code: CPython's exception as it is
+    inner = traced[-1]
+    user = next((f for f in traced if is_user_file(f.filename)), None)
+    lines = [f"thunder_core, while tracing {what}:"]
+    if user is not None:
+        lines.append(f"  your code: {user.filename}:{user.lineno}: {user.line}")
+    if inner is not user:
+        lines.append(f"  {'reached' if user is not None else 'at'}: {inner.filename}:{inner.lineno}: {inner.line}")
+    e.add_note("\n".join(lines))
