@@ -27,7 +27,7 @@ venv() {  # venv DIR PYTHON: create DIR if missing
 py311=$(find_python 3.11)
 [ -n "$py311" ] || { echo "Python 3.11 not found" >&2; exit 1; }
 venv .venv "$py311"
-.venv/bin/python -m pip install -q -c constraints.txt torch==2.13.0 pytest hypothesis pluggy numpy matplotlib expecttest
+.venv/bin/python -m pip install -q -c constraints.txt torch==2.13.0 pytest hypothesis pluggy numpy matplotlib expecttest "transformers==5.23.0"
 .venv/bin/python -m pip install -q -c constraints.txt --no-build-isolation -e . -e executors/torch -e tests/plugins/thunder_test_plugin 2>/dev/null \
   || .venv/bin/python -m pip install -q -c constraints.txt -e . -e executors/torch -e tests/plugins/thunder_test_plugin
 

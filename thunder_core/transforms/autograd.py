@@ -94,6 +94,7 @@ def functionalize(trace: Trace) -> Trace | str:
     inputs = {id(p) for p in flat_proxies((trace.args, trace.kwargs))}
     whole = [_keeps_whole(b) for b in bsyms]
     group: dict[int, set] = {}  # proxy id -> ids of the proxies that may share its memory
+    same: dict[int, set] = {}   # proxy id -> ids naming the same tensor (in-place results on it)
     for b, kept in zip(bsyms, whole):
         if kept:
             continue
@@ -104,6 +105,10 @@ def functionalize(trace: Trace) -> Trace | str:
             members |= {id(p) for p in b.flat_outs}
             for m in members:
                 group[m] = members
+        if "inplace" in b.sym.tags and b.args and isinstance(b.args[0], TensorProxy):
+            names = same.get(id(b.args[0]), {id(b.args[0])}) | {id(p) for p in b.flat_outs}
+            for m in names:
+                same[m] = names
     last_read: dict[int, int] = {}
     for i, b in enumerate(bsyms):
         for p in b.flat_args:
@@ -136,7 +141,10 @@ def functionalize(trace: Trace) -> Trace | str:
             return f"{where} writes into a tensor and has no functional form to differentiate"
         if key in inputs or group.get(key, set()) & inputs:
             return f"{where} writes into an input of the jitted function (or a view of one)"
-        aliases = group.get(key, set()) - {key}
+        # Other names of this same tensor (in-place results on it, before or after this write)
+        # are renamed to the new values; only views of it (or its base) read later would see
+        # eager's write where the functional form cannot show it.
+        aliases = group.get(key, set()) - same.get(key, {key})
         if any(last_read.get(a, -1) > i for a in aliases):
             return f"{where} writes into a tensor whose views (or base) are read afterwards"
         with tracing(new), new.at_source(b.source):

@@ -1,0 +1,90 @@
+"""Hugging Face transformers models, built from small configs with random weights (never
+downloaded), through tc.jit with the default executors (as users get them: inductor and
+torch): the forward with the library's defaults (return_dict, use_cache, an attention mask
+with padding) equals eager's, a second call is a cache hit, the training loss and every
+parameter's gradient equal eager's (and the compile is split into forward and backward
+traces), and greedy generate with a KV cache gives eager's tokens through the jitted model."""
+
+import pytest
+import torch
+
+import thunder_core as tc
+
+transformers = pytest.importorskip("transformers")
+
+from thunder_core.examples import transformers_models as hf  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def default_executors(monkeypatch):
+    monkeypatch.delenv("THUNDER_CORE_EXECUTORS", raising=False)  # the rest of the suite runs torch only
+
+
+def _close(got, want, what):
+    assert type(got) is type(want), f"{what}: {type(got).__name__} != eager {type(want).__name__}"
+    if isinstance(want, torch.Tensor):
+        torch.testing.assert_close(got, want, msg=lambda m: f"{what}: {m}")
+    elif isinstance(want, (tuple, list)):
+        assert len(got) == len(want), what
+        for i, (g, w) in enumerate(zip(got, want)):
+            _close(g, w, f"{what}[{i}]")
+    elif isinstance(want, dict):  # ModelOutput
+        assert list(got) == list(want), f"{what}: keys {list(got)} != eager {list(want)}"
+        for k in want:
+            _close(got[k], want[k], f"{what}.{k}")
+    elif hasattr(want, "layers"):  # a DynamicCache
+        _close([(la.keys, la.values) for la in got.layers], [(la.keys, la.values) for la in want.layers], what)
+    elif hasattr(want, "self_attention_cache"):  # an EncoderDecoderCache
+        _close(got.self_attention_cache, want.self_attention_cache, f"{what}.self_attention_cache")
+        _close(got.cross_attention_cache, want.cross_attention_cache, f"{what}.cross_attention_cache")
+    else:
+        assert got == want, f"{what}: {got!r} != eager {want!r}"
+
+
+@pytest.mark.parametrize("name", hf.NAMES)
+def test_forward_with_library_defaults_and_cache_hit(name):
+    model = hf.build(name)
+    jm = tc.jit(model)
+    with torch.no_grad():
+        for seed in (0, 1):
+            kw = hf.inputs(name, seed)
+            _close(jm(**kw), model(**kw), f"{name} output (seed {seed})")
+    assert (tc.cache_misses(jm), tc.cache_hits(jm)) == (1, 1)
+
+
+@pytest.mark.parametrize("name", hf.NAMES)
+def test_training_loss_and_every_gradient(name):
+    model = hf.build(name).train()
+    jm = tc.jit(model)
+    kw = hf.inputs(name)
+    kw["labels"] = hf.labels(name, kw)
+
+    def step(m):
+        model.zero_grad(set_to_none=True)
+        torch.manual_seed(1)  # dropout draws the same noise
+        loss = m(**kw).loss
+        loss.backward()
+        return loss.detach(), {k: p.grad.clone() for k, p in model.named_parameters() if p.grad is not None}
+
+    want_loss, want = step(model)
+    got_loss, got = step(jm)
+    torch.testing.assert_close(got_loss, want_loss)
+    assert got.keys() == want.keys() and len(want) == len(list(model.parameters()))
+    for k in want:
+        torch.testing.assert_close(got[k], want[k], atol=1e-5, rtol=1e-4, msg=lambda m: f"{name} grad of {k}: {m}")
+    assert tc.last_backward_traces(jm), f"{name}: not split into forward and backward:\n{tc.explain(jm)}"
+    step(jm)
+    assert tc.cache_hits(jm) == 1
+
+
+@pytest.mark.parametrize("name", hf.GENERATES)
+def test_greedy_generate_with_kv_cache(name):
+    model = hf.build(name)
+    jm = tc.jit(model)
+    kw = hf.inputs(name)
+    kw.pop("decoder_input_ids", None)
+    with torch.no_grad():
+        want = model.generate(**kw, max_new_tokens=4, do_sample=False)
+        got = jm.generate(**kw, max_new_tokens=4, do_sample=False)
+    assert torch.equal(got, want), f"{name}: {got.tolist()} != eager {want.tolist()}"
+    assert tc.cache_misses(jm) >= 2  # the prefill and the decode steps ran through the jitted forward

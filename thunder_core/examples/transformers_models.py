@@ -1,0 +1,61 @@
+"""Small Hugging Face ``transformers`` models built from configs with random weights (never
+downloaded), for the real-model tests and benchmarks. ``transformers`` is imported when a
+model is built; it is a test/benchmark dependency, not one of thunder_core's.
+
+``build(name)`` returns the model in eval mode; ``inputs(name, seed)`` a padded batch as the
+library expects it (``input_ids``, an ``attention_mask`` with left padding on the first row,
+``decoder_input_ids`` for encoder-decoders); ``GENERATES`` names the models with a ``generate``.
+"""
+
+from __future__ import annotations
+
+import torch
+
+VOCAB = 128
+_SMALL = dict(vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64)
+
+#: name -> (transformers Auto class name, config model_type, config overrides)
+SPECS = {
+    "gpt2": ("AutoModelForCausalLM", "gpt2", dict(vocab_size=VOCAB, n_embd=32, n_layer=2, n_head=4, n_positions=64,
+                                                  bos_token_id=0, eos_token_id=1)),
+    "llama": ("AutoModelForCausalLM", "llama", dict(_SMALL, num_key_value_heads=2, max_position_embeddings=64)),
+    "bert": ("AutoModelForMaskedLM", "bert", dict(_SMALL, max_position_embeddings=64)),
+    "t5": ("AutoModelForSeq2SeqLM", "t5", dict(vocab_size=VOCAB, d_model=32, d_kv=8, d_ff=64, num_layers=2, num_heads=4,
+                                              decoder_start_token_id=0)),
+    "mistral": ("AutoModelForCausalLM", "mistral", dict(_SMALL, num_key_value_heads=2, max_position_embeddings=64)),
+    "qwen2": ("AutoModelForCausalLM", "qwen2", dict(_SMALL, num_key_value_heads=2, max_position_embeddings=64)),
+    "opt": ("AutoModelForCausalLM", "opt", dict(vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2,
+                                                num_attention_heads=4, ffn_dim=64, max_position_embeddings=64,
+                                                word_embed_proj_dim=32)),
+    "gpt_neox": ("AutoModelForCausalLM", "gpt_neox", dict(_SMALL, max_position_embeddings=64)),
+    "phi": ("AutoModelForCausalLM", "phi", dict(_SMALL, max_position_embeddings=64)),
+    "falcon": ("AutoModelForCausalLM", "falcon", dict(vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2,
+                                                      num_attention_heads=4)),
+}
+NAMES = list(SPECS)
+GENERATES = [n for n, (auto, _, _) in SPECS.items() if auto != "AutoModelForMaskedLM"]
+
+
+def build(name: str, seed: int = 0) -> torch.nn.Module:
+    import transformers
+
+    auto, model_type, overrides = SPECS[name]
+    config = transformers.AutoConfig.for_model(model_type, **overrides)
+    torch.manual_seed(seed)
+    return getattr(transformers, auto).from_config(config).eval()
+
+
+def inputs(name: str, seed: int = 0, batch: int = 2, seq: int = 8) -> dict:
+    g = torch.Generator().manual_seed(seed)
+    ids = torch.randint(2, VOCAB, (batch, seq), generator=g)
+    mask = torch.ones(batch, seq, dtype=torch.long)
+    mask[0, : seq // 3] = 0  # left padding on the first row
+    kw = dict(input_ids=ids, attention_mask=mask)
+    if SPECS[name][0] == "AutoModelForSeq2SeqLM":
+        kw["decoder_input_ids"] = torch.randint(2, VOCAB, (batch, max(1, seq // 2)), generator=g)
+    return kw
+
+
+def labels(name: str, kw: dict) -> torch.Tensor:
+    """Labels for a training loss: the decoder inputs for encoder-decoders, else the inputs."""
+    return (kw.get("decoder_input_ids", kw["input_ids"])).clone()
