@@ -130,7 +130,15 @@ class JittedFunction:
         unchecked = build_prologue(cap, args, kwargs, check=False) if self.cache == "same input" else None
         entry = Entry(cap, prologue, unchecked, computation, [*traces, exec_trace], owner, epilogue, epilogue_source,
                       explanation, backward_traces)
-        if self.cache != "no caching":
+        if prologue.guards_unchecked:
+            # What the trace read along a path the prologue cannot follow cannot be checked: the
+            # entry is not reused (sound, but every call compiles again), and the user is told.
+            g = prologue.guards_unchecked[0]
+            warnings.warn(f"{self.__qualname__} depends on {cap.describe_path(g.prov)} ({g.describe()}), which "
+                          f"thunder_core cannot read again before a call (native code returned it), so this compile "
+                          f"is not cached and every call traces again. Pass the value as an argument, or read it as "
+                          f"an attribute or item of an argument, global or module.", RecompileWarning, stacklevel=3)
+        elif self.cache != "no caching":
             key = _dispatch_key(args, kwargs)
             previous = self._last
             self._entries.setdefault(key, []).insert(0, entry)

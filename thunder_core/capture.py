@@ -28,7 +28,7 @@ import torch
 from .frontend import Interpreter
 from .frontend.code import run_natively
 from .frontend.provenance import ARG, ATTR, CALL, CELL, GLOBAL, ITEM, ITER, KWARG, Provenance
-from .ir import Proxy, TensorProxy, Trace, TracingError, tracing
+from .ir import NumberProxy, Proxy, TensorProxy, Trace, TracingError, tracing
 from .ir.printing import PRINTER_GLOBALS
 from .ir.proxies import is_valid_name
 from .user_errors import annotate
@@ -46,6 +46,7 @@ BOUND = "bound"          # the path must still exist (a global or cell the funct
 VALUES = "values"        # value: a small tensor's contents (tolist()) an op's result shapes depend on
 
 _TORCH_DIR = os.path.dirname(torch.__file__)
+_MODULE_TABLES = frozenset({"_modules", "_parameters", "_buffers"})
 _MAX_VALUES = 1024  # largest input tensor whose contents may be read (and checked on every call)
 # torch's own compiler runs natively when reached from traced code (Module.__init__ is patched by
 # torch._dynamo once torch.compile has run; its bookkeeping is torch's state, not the program's).
@@ -150,7 +151,6 @@ class _Recorder:
         self.arg_names = arg_names
         self.modules: dict = {}  # provenance -> Python module object read there
         self.containers: dict = {}  # provenance -> list/tuple/dict read there
-        self._index, self._indexed = None, 0  # id(tensor) -> where it is held (see _find)
         self.input_of: dict = {}  # id(input proxy) -> (tensor, provenance)
 
     def finish(self, I):
@@ -215,7 +215,7 @@ class _Recorder:
         """``(args, kwargs)`` with every real tensor (one the program reached along a path the
         interpreter did not see, e.g. an item of an argument list handed straight to
         ``torch.cat``) replaced by its proxy: the proxy it already has, or a new input at the
-        shortest path of an outside container or object holding it."""
+        shortest path of an outside container or object holding it (``Interpreter.find_path``)."""
         if not _has_raw(args) and not (kwargs and _has_raw(kwargs.values())):
             return args, kwargs
         return self._resolved(I, args), {k: self._resolved(I, v) for k, v in kwargs.items()} if kwargs else kwargs
@@ -235,7 +235,7 @@ class _Recorder:
             hit = self.proxies.get(id(x))
             if hit is not None and hit[0] is x:
                 return hit[1]
-            found = self._find(I, x)
+            found = I.find_path(x)
             if found is None:
                 raise TracingError(_unknown_tensor(self.cap.trace, x))
             (container, key, prov) = found
@@ -244,21 +244,13 @@ class _Recorder:
             return I.enter(x, prov, ev.READ_ITEM, I._current_inst(), key, container)
         return x
 
-    def _find(self, I, x):
-        """(container, key, provenance) of the shortest path to ``x`` among the items of outside
-        containers and the attributes of outside objects, or None."""
-        if self._index is None or self._indexed != len(I.outside):
-            self._index, self._indexed = _tensor_index(I.outside.values()), len(I.outside)
-        hit = self._index.get(id(x))
-        if hit is not None and hit[0] is x:
-            return hit[1:]
-        return None
-
     def _name(self, prov) -> str | None:
         """A readable input name from the provenance path: ``x``, ``fc_weight``, ``G_scale``."""
         parts, p = [], prov
         while p is not None:
-            if p.kind in (ATTR, ITEM, KWARG, GLOBAL, CELL, ITER):
+            if p.kind == ATTR and p.key in _MODULE_TABLES:
+                pass  # h._modules['0'].weight reads as h_0_weight
+            elif p.kind in (ATTR, ITEM, KWARG, GLOBAL, CELL, ITER):
                 parts.append(str(p.key))
             elif p.kind == ARG and not parts:  # a plain argument: its parameter name
                 parts.append(self.arg_names[p.key] if p.key < len(self.arg_names) else f"arg{p.key}")
@@ -283,37 +275,6 @@ def _has_raw(values) -> bool:
         elif isinstance(v, torch.Tensor) and not isinstance(v, Proxy):
             return True
     return False
-
-
-def _depth(prov) -> int:
-    n = 0
-    while prov is not None:
-        n, prov = n + 1, prov.parent
-    return n
-
-
-def _tensor_index(entries) -> dict:
-    """id(tensor) -> (tensor, container, key, provenance) for every tensor held by an outside
-    list/tuple/dict (as an item) or nn.Module/object (as an attribute), shortest path first."""
-    index: dict = {}
-    for obj, prov in sorted(entries, key=lambda e: _depth(e[1])):
-        t = type(obj)
-        if t is list or t is tuple:
-            pairs, kind = enumerate(obj), ITEM
-        elif isinstance(obj, dict):
-            pairs, kind = dict.items(obj), ITEM
-        elif isinstance(obj, torch.nn.Module):
-            d = obj.__dict__
-            pairs = [*d.get("_parameters", {}).items(), *d.get("_buffers", {}).items(), *d.items()]
-            kind = ATTR
-        elif not isinstance(obj, (type, types.ModuleType)) and isinstance(getattr(obj, "__dict__", None), dict):
-            pairs, kind = obj.__dict__.items(), ATTR
-        else:
-            continue
-        for key, v in pairs:
-            if isinstance(v, torch.Tensor) and not isinstance(v, Proxy) and id(v) not in index:
-                index[id(v)] = (v, obj, key, Provenance(kind, prov, key))
-    return index
 
 
 def _unknown_tensor(trace, x) -> str:
@@ -403,6 +364,7 @@ def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_o
     I = TracingInterpreter(lookasides={**_LOOKASIDES, **(extra_lookasides or {})}, on_enter=rec.on_enter,
                            record_opaque_calls=record_opaque_calls)
     I.recorder = rec
+    I.local_types = frozenset({TensorProxy, NumberProxy})
     trace.interp = I
     rec.guard(Provenance("state", None, "grad_enabled"), EQUALS, torch.is_grad_enabled())
     rec.guard(Provenance("state", None, "inference_mode"), EQUALS, torch.is_inference_mode_enabled())

@@ -285,3 +285,28 @@ def test_dict_of_tensors_argument():
     d2 = {"a": torch.randn(3), "b": torch.randn(3)}
     torch.testing.assert_close(jf(d2), torch.stack(list(d2.values())) * 2)
     assert tc.cache_hits(jf) == 1
+
+
+class Settings:
+    scale = 2.0
+
+
+SETTINGS = Settings()
+REF = __import__("weakref").ref(SETTINGS)
+
+
+def test_value_native_code_returned_is_never_used_unchecked():
+    # REF() is SETTINGS, returned by a C call: no path reads it again, so the compile is not
+    # cached (a warning says why) and a change of the value is seen on the next call
+    def f(x):
+        return x * REF().scale
+
+    jf = tc.jit(f)
+    x = torch.ones(2)
+    with pytest.warns(tc.api.RecompileWarning, match="is not cached"):
+        torch.testing.assert_close(jf(x), f(x))
+    SETTINGS.scale = 5.0
+    with pytest.warns(tc.api.RecompileWarning):
+        torch.testing.assert_close(jf(x), f(x))
+    assert tc.cache_hits(jf) == 0
+    SETTINGS.scale = 2.0

@@ -23,6 +23,7 @@ slots do (special.py); the recursion budget is in recursion.py.
 from __future__ import annotations
 
 import functools
+import itertools
 import sys
 import types
 
@@ -32,7 +33,7 @@ from .iteration import VIEW_KINDS
 from .code import _infos, CO_ASYNC_GENERATOR, CO_COROUTINE, PY, code_info
 from .errors import refuse
 from .frame import NULL, ExcItem, Frame
-from .provenance import ARG, CALL, KWARG, Provenance
+from .provenance import ARG, ATTR, CALL, ITEM, KWARG, Provenance
 from .special import HEAPTYPE, lookup
 from .tracebacks import prepend, strip
 
@@ -96,6 +97,10 @@ class Interpreter:
         self.created_cells: dict[int, object] = {}  # id -> cell made during this call
         self.iterated: set = set()             # provenances of outside containers whose items were iterated
         self.views: dict[int, tuple] = {}      # id(view of an outside dict) -> (view, dict, its provenance, kind)
+        # types whose objects are made by the trace, never outside data (the jit's proxies)
+        self.local_types: frozenset = frozenset()
+        self._index: dict = {}                 # find_path's index: id -> (object, container, key, provenance)
+        self._indexed = 0                      # how many outside entries it covers
         self.written: set = set()              # (id(outside object), key) this call wrote (attribute, item, global, cell)
         self.mutated: set = set()              # ids of outside containers changed by a mutating method
         self.frames: list[Frame] = []
@@ -117,6 +122,26 @@ class Interpreter:
         whose provenance is in the event that read it)."""
         e = self.outside.get(id(obj))
         return None if e is None else e[1]
+
+    def find_path(self, x):
+        """``(container, key, provenance)`` of the shortest path to object ``x`` among the
+        items of outside lists/tuples/dicts and the attributes (and ``__dict__``) of outside
+        objects, or None: how a value that native code handed over (an item of a copy, the
+        state ``__reduce_ex__`` returns) is found again on later calls."""
+        index, outside = self._index, self.outside
+        if self._indexed < len(outside):
+            for obj, prov in itertools.islice(list(outside.values()), self._indexed, None):
+                _index_items(index, obj, prov)
+            self._indexed = len(outside)
+        hit = index.get(id(x))
+        if hit is None or hit[0] is not x:
+            return None
+        container, key, prov = hit[1:]
+        try:  # still there? (containers change)
+            now = container[key] if prov.kind == ITEM else getattr(container, key)
+        except Exception:  # noqa: BLE001
+            return None
+        return hit[1:] if now is x else None
 
     def enter(self, value, prov, kind, inst, key=None, owner=None):
         """A value read from outside: log the read (once per site while it stays the same),
@@ -257,16 +282,29 @@ class Interpreter:
         # __new__ returns (a class made by type.__new__ is referred to by its own descriptors).
         # Anything else returned by a native call on outside objects is outside data reached
         # along a path the prologue cannot follow by itself (CALL).
-        if (tr not in SCALARS and id(r) not in outside and not t.__flags__ & _TYPE_SUBCLASS
-                and not (t is types.BuiltinFunctionType and fn in _FRESH) and tr not in _NOT_DATA
-                and sys.getrefcount(r) > 2 and getattr(fn, "__name__", None) != "__new__"):
+        if (tr not in SCALARS and tr not in self.local_types and id(r) not in outside and not t.__flags__ & _TYPE_SUBCLASS
+                and not (t is types.BuiltinFunctionType and fn in _FRESH) and tr not in _NOT_DATA):
             if src is None:
                 for a in args:
                     src = outside.get(id(a))
                     if src is not None:
                         break
-            if src is not None:
-                outside[id(r)] = (r, Provenance(CALL, src[1], getattr(fn, "__name__", None), fn))
+                else:  # an outside callable object (a weakref, a C-level cache): its result derives from it
+                    src = outside.get(id(fn))
+            if src is None:
+                return r
+            if sys.getrefcount(r) > 2 and getattr(fn, "__name__", None) != "__new__":
+                # outside data: where it lives if that is known, else along this call
+                hit = self.find_path(r)
+                outside[id(r)] = (r, hit[2] if hit is not None else Provenance(CALL, src[1], getattr(fn, "__name__", None), fn))
+            elif tr is tuple or tr is list or tr is dict:
+                # a new container of outside objects (a copy, __reduce_ex__'s state): its items
+                # are found where they live, so what is read through them is guarded
+                for v in (r.values() if tr is dict else r):
+                    if type(v) not in SCALARS and id(v) not in outside:
+                        hit = self.find_path(v)
+                        if hit is not None:
+                            outside[id(v)] = (v, hit[2])
         return r
 
     def _before_native_write(self, fn, args):
@@ -512,16 +550,59 @@ _QUERIES = frozenset({"get", "__contains__", "__getitem__", "index", "count"})
 _LITERAL = frozenset({int, float, bool, str, bytes, type(None)})
 
 
-def query(obj, name, args, prov):
-    """The provenance ``name(obj, *args)`` (a CALL whose key is ``(name, args)`` and whose ref
-    is the builtin method) when ``name`` is the builtin container's own, unoverridden method
-    and ``args`` are literals; else None."""
+def _depth(prov) -> int:
+    n = 0
+    while prov is not None:
+        n, prov = n + 1, prov.parent
+    return n
+
+
+def _index_items(index, obj, prov):
+    """Add the items/attributes of outside object ``obj`` to ``find_path``'s index, keeping
+    the shortest path to each object."""
+    t = type(obj)
+    if t is list or t is tuple:
+        pairs, kind = enumerate(obj), ITEM
+    elif isinstance(obj, dict):
+        if t is not dict and t.__getitem__ is not dict.__getitem__:
+            return
+        pairs, kind = list(dict.items(obj)), ITEM
+    elif t.__flags__ & HEAPTYPE and not isinstance(obj, type):
+        try:
+            d = object.__getattribute__(obj, "__dict__")
+        except (AttributeError, TypeError):
+            return
+        if type(d) is not dict:
+            return
+        pairs = [("__dict__", d), *d.items()]
+        for table in ("_parameters", "_buffers", "_modules"):  # nn.Module resolves its attributes there
+            tab = d.get(table)
+            if type(tab) is dict:
+                pairs += list(tab.items())
+        kind = ATTR
+    else:
+        return
+    depth = _depth(prov) + 1
+    for key, v in pairs:
+        if type(v) in SCALARS:
+            continue
+        old = index.get(id(v))
+        if old is None or old[0] is not v or _depth(old[3]) > depth:
+            index[id(v)] = (v, obj, key, Provenance(kind, prov, key))
+
+
+def query(obj, name, args, prov, overridable=False):
+    """The provenance of ``name(obj, *args)`` (a CALL whose key is ``(name, args)`` and whose
+    ref is the builtin container's method, which the prologue calls again) when ``args`` are
+    literals; else None. The builtin method itself was called (``super().get(k)`` on a dict
+    subclass overriding ``get``), unless ``overridable``: then only if the class does not
+    override it (``k in d`` calls the class's ``__contains__``)."""
     if not all(type(a) in _LITERAL for a in args):
         return None
     for base in type(obj).__mro__:
         if not base.__flags__ & HEAPTYPE:
             m = base.__dict__.get(name)
-            if m is None or lookup(type(obj), name) is not m:
+            if m is None or overridable and lookup(type(obj), name) is not m:
                 return None
             return Provenance(CALL, prov, (name, tuple(args)), m)
     return None

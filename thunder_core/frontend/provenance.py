@@ -14,7 +14,7 @@ along these paths in the prologue.
 
 from __future__ import annotations
 
-__all__ = ["Provenance", "ARG", "KWARG", "GLOBAL", "BUILTIN", "CELL", "ATTR", "ITEM", "ITER", "CALL", "CONST"]
+__all__ = ["Provenance", "ARG", "KWARG", "GLOBAL", "BUILTIN", "CELL", "ATTR", "ITEM", "ITER", "CALL", "CONST", "MODULE"]
 
 ARG = "arg"          # key: position in the root call's args
 KWARG = "kwarg"      # key: keyword name in the root call's kwargs
@@ -26,6 +26,7 @@ ITEM = "item"        # parent[key]
 ITER = "iter"        # the key-th value produced by iterating parent
 CALL = "call"        # result of an opaque call of ref (a callable) whose inputs came from outside
 CONST = "const"      # a constant of the code object; key: the value
+MODULE = "module"    # a module an `import` returned; key: its name in sys.modules
 
 
 class Provenance:
@@ -72,6 +73,8 @@ class Provenance:
             return f"builtins.{self.key}"
         if k == CELL:
             return f"closure[{self.key!r}]"
+        if k == MODULE:
+            return f"sys.modules[{self.key!r}]"
         if k == ATTR:
             return f"{p!r}.{self.key}"
         if k == ITEM:

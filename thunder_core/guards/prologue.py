@@ -16,12 +16,13 @@ same object, without ``Module.__getattr__``'s cost).
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 
 import torch
 
 from ..capture import BOUND, EQUALS, IDENTITY, LENGTH, NO_HOOKS, SAME_AS, TENSOR, TYPE, VALUES, Capture
-from ..frontend.provenance import ARG, ATTR, BUILTIN, CALL, CELL, GLOBAL, ITEM, ITER, KWARG
+from ..frontend.provenance import ARG, ATTR, BUILTIN, CALL, CELL, GLOBAL, ITEM, ITER, KWARG, MODULE
 from ..ir.codegen import compile_function
 
 MISS = object()
@@ -35,7 +36,7 @@ class NotRefetchable(Exception):
 class Prologue:
     fn: object
     source: str
-    guards_unchecked: list  # guards whose path cannot be re-fetched (reported by explain)
+    guards_unchecked: list  # guards whose path cannot be re-fetched: the entry is not cached (api.py)
 
 
 class _Builder:
@@ -70,6 +71,8 @@ class _Builder:
             expr, value = f"{self.const(prov.ref, 'G')}[{prov.key!r}]", prov.ref[prov.key]
         elif k == CELL:
             expr, value = f"{self.const(prov.ref, 'C')}.cell_contents", prov.ref.cell_contents
+        elif k == MODULE:
+            expr, value = f"{self.const(sys.modules, 'MODULES')}[{prov.key!r}]", sys.modules[prov.key]
         elif k == ATTR:
             parent = self.fetch(prov.parent)
             pv = self.values[prov.parent]

@@ -95,7 +95,7 @@ def contains_op(I, f, inst):
     r = operator.contains(container, s[-1])
     e = I.outside.get(id(container))
     if e is not None:  # `"k" in outside_dict`: a read of outside data, guarded
-        q = query(container, "__contains__", (s[-1],), e[1])
+        q = query(container, "__contains__", (s[-1],), e[1], overridable=True)
         if q is not None:
             r = I.enter(r, q, ev.READ_ITEM, inst, s[-1], container)
     s[-1] = not r if inst.arg else r

@@ -4,13 +4,14 @@ Reads of outside data go through ``I.enter`` (logged, given to ``on_enter``, pro
 remembered); writes to outside state are logged with ``I.write`` after they happened.
 """
 
+import sys
 import types
 
 from .. import events as ev
 from .. import special
 from ..code import PY
 from ..frame import NULL
-from ..provenance import ATTR, BUILTIN, CALL, CELL, GLOBAL, Provenance
+from ..provenance import ATTR, BUILTIN, CALL, CELL, GLOBAL, MODULE, Provenance
 from ..special import HEAPTYPE, lookup
 from . import op
 
@@ -381,7 +382,13 @@ def import_name(I, f, inst):
     if imp is NULL:
         raise ImportError("__import__ not found")
     m = I.call(imp, (inst.argval, f.globals, f.locals_map, fromlist, level))
-    if id(m) not in I.outside:
+    name = getattr(m, "__name__", None)
+    e = I.outside.get(id(m))
+    if (e is None or e[1].kind == CALL) and isinstance(name, str) and sys.modules.get(name) is m:
+        # a module is read from sys.modules (what `import` returns for a module already loaded)
+        I.outside.pop(id(m), None)
+        m = I.enter(m, Provenance(MODULE, None, name), ev.READ_GLOBAL, inst, name, sys.modules)
+    elif e is None:
         I.outside[id(m)] = (m, Provenance(CALL, None, f"import {inst.argval}", imp))
     s.append(m)
 
