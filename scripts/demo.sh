@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x .venv/bin/python ] || python3.11 -m venv .venv 2>/dev/null || python3 -m venv .venv
-.venv/bin/python -m pip install -q -c constraints.txt torch==2.13.0 pluggy
+.venv/bin/python -m pip install -q -c constraints.txt torch==2.13.0 pluggy "transformers==5.23.0"
 .venv/bin/python -m pip install -q -c constraints.txt --no-build-isolation -e . -e executors/torch 2>/dev/null \
   || .venv/bin/python -m pip install -q -c constraints.txt -e . -e executors/torch
 exec .venv/bin/python -m thunder_core demo "$@"

@@ -3,7 +3,8 @@
 Checks the jitted model against eager, prints the final trace (what runs), which executor
 ran each region, and the per-call time of eager vs tc.jit, measured side by side; then trains
 it for a few AdamW steps next to eager, prints the start of the backward trace and the
-training step's time.
+training step's time; then runs a Hugging Face GPT-2 (when ``transformers`` is installed) and
+its ``generate`` through the jitted model.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import time
 import torch
 
 import thunder_core as tc
+from thunder_core.api import _last
 from thunder_core.examples.models import GPT
 
 
@@ -47,7 +49,7 @@ def main() -> int:
     trace = tc.last_traces(jmodel)[-1]
     print("the final trace (what runs on each call under torch.no_grad()):\n")
     print(trace.python())
-    entry = jmodel._jfn._last
+    entry = _last(jmodel)
     owners = {}
     for sid, name in entry.executors_used.items():
         owners.setdefault(name, []).append(sid)
@@ -60,7 +62,38 @@ def main() -> int:
         jit_us = _median_us(jmodel, idx)
     print(f"\nper call (no_grad, median): eager {eager_us:.0f} us, tc.jit {jit_us:.0f} us "
           f"({jit_us / eager_us:.2f}x eager); cache hits {tc.cache_hits(jmodel)}, misses {tc.cache_misses(jmodel)}")
-    return 0 if ok and _train(model, jmodel, idx) else 1
+    return 0 if ok and _train(model, jmodel, idx) and _hugging_face() else 1
+
+
+def _hugging_face() -> bool:
+    """A model nobody here wrote: Hugging Face's GPT-2 (small config, random weights)."""
+    try:
+        from thunder_core.examples import transformers_models as hf
+
+        model = hf.build("gpt2")
+    except ImportError:
+        print("\n(pip install transformers==5.23.0 to also run a Hugging Face GPT-2 through tc.jit)")
+        return True
+    jm = tc.jit(model)
+    kw = hf.inputs("gpt2", seq=16)
+    with torch.no_grad():
+        t0 = time.perf_counter()
+        out = jm(**kw)
+        first_ms = (time.perf_counter() - t0) * 1e3
+        ref = model(**kw)
+        same = type(out) is type(ref) and torch.allclose(out.logits, ref.logits, atol=1e-5, rtol=1e-5)
+        eager_us = _median_us(lambda: model(**kw))
+        jit_us = _median_us(lambda: jm(**kw))
+        kw.pop("decoder_input_ids", None)
+        tokens = jm.generate(**kw, max_new_tokens=6, do_sample=False)
+        same_tokens = torch.equal(tokens, model.generate(**kw, max_new_tokens=6, do_sample=False))
+    print(f"\nHugging Face transformers GPT-2 (2 layers, n_embd 32, random weights), batch 2 x 16 with padding:")
+    print(f"  tc.jit(model)(input_ids=..., attention_mask=...) returns a {type(out).__name__} equal to eager's: {same}")
+    print(f"  first call {first_ms:.0f} ms; per call (no_grad, median) eager {eager_us:.0f} us, tc.jit {jit_us:.0f} us "
+          f"({jit_us / eager_us:.2f}x eager)")
+    print(f"  jitted.generate(max_new_tokens=6, KV cache) gives eager's tokens: {same_tokens} "
+          f"({tc.cache_misses(jm)} compiles: one per sequence length)")
+    return same and same_tokens
 
 
 def _train(model, jmodel, idx) -> bool:
