@@ -44,3 +44,21 @@ def test_view_read_after_the_write_is_not_split_but_correct():
     torch.testing.assert_close(out, ref)
     torch.testing.assert_close(g[0], gr[0])
     assert not tc.last_backward_traces(jf) and "views (or base) are read afterwards" in tc.explain(jf)
+
+
+def test_view_made_after_the_write_is_split():
+    # Mixtral's router: `top /= top.sum(...)`, then `top.reshape(-1)`: the view sees the new values
+    lin = torch.nn.Linear(4, 3)
+
+    def f(x):
+        top, idx = torch.topk(lin(x).softmax(-1), 2, dim=-1)
+        top /= top.sum(dim=-1, keepdim=True)
+        w = top.reshape(-1)
+        return (w * idx.reshape(-1)).sum()
+
+    x = torch.randn(5, 4, requires_grad=True)
+    jf = tc.jit(f)
+    (out, g), (ref, gr) = _grads(jf, x), _grads(f, x)
+    torch.testing.assert_close(out, ref)
+    torch.testing.assert_close(g[0], gr[0])
+    assert tc.last_backward_traces(jf), tc.explain(jf)

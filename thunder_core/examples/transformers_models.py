@@ -31,6 +31,8 @@ SPECS = {
     "phi": ("AutoModelForCausalLM", "phi", dict(_SMALL, max_position_embeddings=64)),
     "falcon": ("AutoModelForCausalLM", "falcon", dict(vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2,
                                                       num_attention_heads=4)),
+    "mixtral": ("AutoModelForCausalLM", "mixtral", dict(_SMALL, num_key_value_heads=2, max_position_embeddings=64,
+                                                        num_local_experts=4, num_experts_per_tok=2)),
 }
 NAMES = list(SPECS)
 GENERATES = [n for n, (auto, _, _) in SPECS.items() if auto != "AutoModelForMaskedLM"]

@@ -110,9 +110,12 @@ def functionalize(trace: Trace) -> Trace | str:
             for m in names:
                 same[m] = names
     last_read: dict[int, int] = {}
+    defined: dict[int, int] = {}  # proxy id -> position of the bound symbol making it
     for i, b in enumerate(bsyms):
         for p in b.flat_args:
             last_read[id(p)] = i
+        for p in b.flat_outs:
+            defined.setdefault(id(p), i)
     for p in flat_proxies(trace.output):
         last_read[id(p)] = len(bsyms)
 
@@ -142,10 +145,11 @@ def functionalize(trace: Trace) -> Trace | str:
         if key in inputs or group.get(key, set()) & inputs:
             return f"{where} writes into an input of the jitted function (or a view of one)"
         # Other names of this same tensor (in-place results on it, before or after this write)
-        # are renamed to the new values; only views of it (or its base) read later would see
-        # eager's write where the functional form cannot show it.
+        # are renamed to the new values, and views made after the write are made from them;
+        # only views (or the base) that existed before the write and are read after it would
+        # see eager's write where the functional form cannot show it.
         aliases = group.get(key, set()) - same.get(key, {key})
-        if any(last_read.get(a, -1) > i for a in aliases):
+        if any(last_read.get(a, -1) > i and defined.get(a, -1) < i for a in aliases):
             return f"{where} writes into a tensor whose views (or base) are read afterwards"
         with tracing(new), new.at_source(b.source):
             out = functional(*b.args, **b.kwargs)
