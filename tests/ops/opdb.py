@@ -33,6 +33,7 @@ os.environ.setdefault("THUNDER_CORE_EXECUTORS", "torch")
 
 import thunder_core as tc  # noqa: E402
 from thunder_core.capture import VALUES  # noqa: E402
+from thunder_core.execution.autograd_runtime import tensor_leaves  # noqa: E402
 
 #: dtypes tried for every op that supports them, and how many samples of each (float64
 #: runs forward and backward; the others forward only)
@@ -73,17 +74,7 @@ def _map(fn, x):
     return x
 
 
-def _leaves(x, out=None):
-    out = [] if out is None else out
-    if isinstance(x, torch.Tensor):
-        out.append(x)
-    elif isinstance(x, (list, tuple)):
-        for y in x:
-            _leaves(y, out)
-    elif isinstance(x, dict):
-        for y in x.values():
-            _leaves(y, out)
-    return out
+_leaves = tensor_leaves  # the tensors of a nested output, in order (the runtime's own walk)
 
 
 def _clone(x):
