@@ -88,3 +88,13 @@ def test_greedy_generate_with_kv_cache(name):
         got = jm.generate(**kw, max_new_tokens=4, do_sample=False)
     assert torch.equal(got, want), f"{name}: {got.tolist()} != eager {want.tolist()}"
     assert tc.cache_misses(jm) >= 2  # the prefill and the decode steps ran through the jitted forward
+
+
+def test_generation_mixin_generate_called_on_the_jitted_module():
+    model = hf.build("gpt2")
+    jm = tc.jit(model)
+    kw = hf.inputs("gpt2")
+    with torch.no_grad():
+        want = model.generate(**kw, max_new_tokens=3, do_sample=False)
+        got = transformers.GenerationMixin.generate(jm, **kw, max_new_tokens=3, do_sample=False)
+    assert torch.equal(got, want) and tc.cache_misses(jm) >= 2
