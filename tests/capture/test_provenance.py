@@ -310,3 +310,32 @@ def test_value_native_code_returned_is_never_used_unchecked():
         torch.testing.assert_close(jf(x), f(x))
     assert tc.cache_hits(jf) == 0
     SETTINGS.scale = 2.0
+
+
+class Pairs:
+    """An iterable whose __iter__ is a Python generator reading its own attributes."""
+
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+    def __iter__(self):
+        yield self.a
+        yield self.b
+
+
+PAIRS = Pairs(torch.nn.Linear(2, 2), torch.nn.Linear(2, 2))
+
+
+def test_python_generator_iter_items_keep_their_attribute_paths():
+    def f(x):
+        for m in PAIRS:
+            x = m(x)
+        return x
+
+    jf = tc.jit(f)
+    x = torch.randn(1, 2)
+    torch.testing.assert_close(jf(x), f(x))
+    prologue = tc.last_prologue_traces(jf)[0]
+    assert "list(" not in prologue  # fetched as PAIRS.a.weight ..., never by re-running the generator
+    PAIRS.b = torch.nn.Linear(2, 2)
+    torch.testing.assert_close(jf(x), f(x))

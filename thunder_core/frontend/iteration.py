@@ -108,7 +108,7 @@ def entering(I, x, it=NULL):
 
 def get_iter(I, x):
     """``iter(x)``, with an ``__iter__`` written in Python interpreted, and entering the
-    items of outside data."""
+    items of outside data that a native ``__iter__`` produces."""
     it = special_method(I, x, "__iter__")
     if it is NULL:
         t = type(x)
@@ -122,8 +122,7 @@ def get_iter(I, x):
         return it
     if not hasattr(type(it), "__next__"):
         raise TypeError(f"iter() returned non-iterator of type '{type(it).__name__}'")
-    e = entering(I, x, it) if type(it) is not Entering else NULL
-    return it if e is NULL else e
+    return it  # an interpreted __iter__: what it reads carries its own provenance
 
 
 class Interpreted:
