@@ -170,3 +170,13 @@ def test_hf_workloads_are_skipped_without_transformers(monkeypatch, tmp_path):
     md = (tmp_path / "results.md").read_text()
     assert "## Skipped workloads" in md and "| HF Llama (" in md and "transformers is not importable" in md
 
+
+def test_zero_gradients_are_compared_against_a_floor_but_small_ones_are_not():
+    big = torch.linspace(-1, 1, 16)
+    ref = suite._reference({"w": big, "key_bias": torch.full((4,), 3e-12)}, "gradient")
+    # rounding noise on a gradient that is zero in exact arithmetic: not a mismatch
+    assert suite._compare({"w": big, "key_bias": torch.full((4,), -2e-12)}, ref, suite.GRAD_TOL, "gradient") < 1e-5
+    # a wrong value in a small (1e-3) but real gradient is
+    ref = suite._reference({"w": big, "b": torch.full((4,), 1e-3)}, "gradient")
+    with pytest.raises(suite.Mismatch, match=r"gradient\.b: max"):
+        suite._compare({"w": big, "b": torch.full((4,), 1.1e-3)}, ref, suite.GRAD_TOL, "gradient")
