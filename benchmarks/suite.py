@@ -39,9 +39,10 @@ FWD_TOL, GRAD_TOL = 1e-4, 1e-3
 # A tensor's error is relative to its largest |eager| value, but never to less than SCALE_FLOOR x
 # the largest |eager| value of all the tensors compared together (the outputs, or the gradients):
 # a gradient that is zero in exact arithmetic (an attention key's bias: softmax ignores a shift
-# that is the same for every key) comes out of eager as ~1e-12 rounding noise, and another
-# system's different noise is not a wrong result.
-SCALE_FLOOR = 1e-6
+# that is the same for every key) comes out of eager as rounding noise (BERT ~4e-12, OPT ~8e-11,
+# next to a largest gradient of ~0.15), and another system's different noise is not a wrong
+# result. (At 1e-6, torch.compile's OPT key-bias gradient used 5.9e-4 of the 1e-3 tolerance.)
+SCALE_FLOOR = 1e-5
 
 MEMORY_METHOD = (
     "Peak tensor memory of one training step (zero grads, forward, loss, backward), measured in-process with "
