@@ -2,10 +2,10 @@
 imports), side by side. Writes results.json, results.md and results.png into --out (default
 benchmarks/results/<date>/) and prints the Markdown.
 
-    python -m benchmarks                          # full run (~4.5 min on 2 cores)
-    python -m benchmarks --quick                  # smaller shapes, fewer repetitions (~1.5 min)
+    python -m benchmarks                          # full run (~7 min on 2 cores, ~3 of them the HF models)
+    python -m benchmarks --quick                  # smaller shapes, fewer repetitions (~2.5 min)
     python -m benchmarks --workloads two-8x8,mlp --systems eager,tc.jit --out /tmp/b
-    python -m benchmarks --workloads hf-all       # the ten Hugging Face models only
+    python -m benchmarks --workloads hf-all       # the ten Hugging Face models only (~6.5 min)
 
 Workloads: two-8x8, inputs-32, params-100 (per-call dispatch overhead), elementwise, mlp,
 gpt-block, gpt (each forward and forward+backward), recompile (changing sequence length), and
