@@ -2,12 +2,17 @@
 imports), side by side. Writes results.json, results.md and results.png into --out (default
 benchmarks/results/<date>/) and prints the Markdown.
 
-    python -m benchmarks                          # full run (~4.5 min on 2 cores)
-    python -m benchmarks --quick                  # smaller shapes, fewer repetitions (~1.5 min)
+    python -m benchmarks                          # full run (~7 min on 2 cores, ~3 of them the HF models)
+    python -m benchmarks --quick                  # smaller shapes, fewer repetitions (~2.5 min)
     python -m benchmarks --workloads two-8x8,mlp --systems eager,tc.jit --out /tmp/b
+    python -m benchmarks --workloads hf-all       # the ten Hugging Face models only (~6.5 min)
 
 Workloads: two-8x8, inputs-32, params-100 (per-call dispatch overhead), elementwise, mlp,
-gpt-block, gpt (each forward and forward+backward), recompile (changing sequence length).
+gpt-block, gpt (each forward and forward+backward), recompile (changing sequence length), and
+Hugging Face transformers models (benchmarks/hf_workloads.py; forward and forward+backward):
+hf-gpt2, hf-llama, hf-bert, hf-t5 (in the default run), hf-mistral, hf-qwen2, hf-opt,
+hf-gpt-neox, hf-phi, hf-falcon (by name). Groups: hf (the four of the default run), hf-all (all
+ten). Without an importable transformers the hf-* rows are reported as skipped.
 Systems: eager, torch.compile, tc.jit, tc.jit[torch], thunder.jit. The other benchmarks,
 ``python -m benchmarks.dispatch_overhead`` and ``python -m benchmarks.interpreter_overhead``,
 still run on their own.
@@ -39,7 +44,8 @@ def _names(text, known, what):
 def main(argv=None, log=print):
     p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="smaller shapes and fewer repetitions (< 3 min on 2 cores)")
-    p.add_argument("--workloads", help="comma-separated: " + ",".join(w.key for w in wl.WORKLOADS))
+    p.add_argument("--workloads", help="comma-separated: " + ",".join([*wl.GROUPS, *(w.key for w in wl.WORKLOADS)])
+                   + " (default: all but the hf-* ones outside the hf group)")
     p.add_argument("--systems", help="comma-separated: " + ",".join(s.name for s in systems_mod.all_systems())
                    + " (eager always runs: it is the reference)")
     p.add_argument("--modes", help="comma-separated: forward,forward+backward (default both)")
@@ -50,7 +56,7 @@ def main(argv=None, log=print):
     t0 = time.perf_counter()
     results = suite.run(
         quick=a.quick,
-        workloads=_names(a.workloads, [w.key for w in wl.WORKLOADS], "workload") if a.workloads else None,
+        workloads=_names(a.workloads, [*wl.GROUPS, *(w.key for w in wl.WORKLOADS)], "workload") if a.workloads else None,
         systems=_names(a.systems, [s.name for s in systems_mod.all_systems()], "system") if a.systems else None,
         modes=_names(a.modes, list(wl.MODES), "mode") if a.modes else None,
         threads=a.threads, reps=a.reps, log=log)

@@ -96,6 +96,12 @@ def _cell_time(r, eager_name):
     return cell
 
 
+def _cell_first(r):
+    if r is None:
+        return "–"
+    return fmt_s(r["first_call_s"]) if "first_call_s" in r else r["status"]
+
+
 def _ratio_table(title, key, rows, names):
     """A Markdown table of ``key`` (bytes) per workload and system, with each ratio to eager;
     a system without the measurement shows its status (error, mismatch) or a dash."""
@@ -121,7 +127,8 @@ def markdown(results):
     lines.append(f"torch {m['torch']}, Python {m['python']}, thunder_core {m['thunder_core']}; {m['cpu']}, "
                  f"{m['cpus_usable']} CPUs usable, `torch.set_num_threads({m['torch_threads']})`; "
                  f"{'`--quick` run (smaller shapes where labelled)' if m['quick'] else 'full run'}"
-                 + (f", {m['elapsed_s'] / 60:.1f} min" if "elapsed_s" in m else "") + ".")
+                 + (f", {m['elapsed_s'] / 60:.1f} min" if "elapsed_s" in m else "") + "."
+                 + (f" transformers {m['transformers']}." if m.get("transformers") else ""))
     lines.append("")
     for n, s in results["systems"].items():
         lines.append(f"- **{n}**: {s['description']}" + ("" if s["available"] else f". **Skipped**: {s['reason']}"))
@@ -132,15 +139,13 @@ def markdown(results):
                   "| workload | mode | " + " | ".join(names) + " |",
                   "| --- | --- |" + " ---: |" * len(names)]
         for row in results["rows"]:
-            cells = [_cell_time(row["results"].get(n), n == "eager") for n in names]
+            cells = (["skipped"] * len(names) if "skipped" in row
+                     else [_cell_time(row["results"].get(n), n == "eager") for n in names])
             lines.append(f"| {row['label']} | {MODE_SHORT[row['mode']]} | " + " | ".join(cells) + " |")
         lines += ["", "## First call (fresh object: trace/compile + one run)", "",
                   "| workload | mode | " + " | ".join(names) + " |", "| --- | --- |" + " ---: |" * len(names)]
         for row in results["rows"]:
-            cells = []
-            for n in names:
-                r = row["results"].get(n)
-                cells.append("–" if r is None else fmt_s(r["first_call_s"]) if "first_call_s" in r else r["status"])
+            cells = ["skipped"] * len(names) if "skipped" in row else [_cell_first(row["results"].get(n)) for n in names]
             lines.append(f"| {row['label']} | {MODE_SHORT[row['mode']]} | " + " | ".join(cells) + " |")
         mem_rows = [r for r in results["rows"] if any("peak_mem_bytes" in x for x in r["results"].values())]
         if mem_rows:
@@ -168,6 +173,9 @@ def markdown(results):
             status = "" if r["status"] == "ok" else f" ({r['status']})"
             lines.append(f"| {n}{status} | {comp} | {fmt_s(r['total_s'])} | {fmt_s(r['call_s'][0])} | {fmt_s(med)} |")
 
+    skipped = {row["label"]: row["skipped"] for row in results["rows"] if "skipped" in row}
+    if skipped:
+        lines += ["", "## Skipped workloads", ""] + [f"- {label}: {why}" for label, why in skipped.items()]
     lines += ["", "## Where tc.jit is slower", ""] + _slower_lines(results)
     failures = [(row["label"], row["mode"], n, r) for row in results["rows"] + ([rc] if rc else [])
                 for n, r in row["results"].items() if r["status"] != "ok"]
@@ -177,15 +185,26 @@ def markdown(results):
                   for label, mode, n, r in failures]
     s = m["settings"]
     reps = (f"{s['fixed_reps']} repetitions" if s.get("fixed_reps") else
-            f"repetitions adapted to ~{s['budget']:.0f} s per row, at least {s['min_reps']} and at most {s['max_reps']}")
+            f"repetitions adapted to ~{s['budget']:.0f} s per row" + (
+                f" ({s['hf_budget']:.0f} s for the HF rows)" if s.get("hf_budget") and not m["quick"] else "")
+            + f", at least {s['min_reps']} and at most {s['max_reps']}")
     lines += ["", "## Method", "",
               "- Every system gets a fresh compiled object per row; its first call is timed (\"first call\") and its "
               f"outputs (and, for fwd+bwd, the gradients) are checked against eager: max |diff| / max |eager| per "
-              f"tensor below {s['fwd_tol']:.0e} (outputs) and {s['grad_tol']:.0e} (gradients). A system that fails "
-              "the check or raises is reported, not timed. One-time imports are excluded: every system first runs "
+              f"tensor below {s['fwd_tol']:.0e} (outputs) and {s['grad_tol']:.0e} (gradients); a tensor whose eager "
+              f"values are all below {s.get('scale_floor', 1e-5):.0e} x the largest |eager| value of the outputs (of the "
+              "gradients) is measured against that floor instead (e.g. an attention key bias's gradient, zero in exact "
+              "arithmetic, ~1e-12..1e-10 rounding noise in eager). A system that fails the check or raises is reported, not "
+              "timed. One-time imports are excluded: every system first runs "
               "once on a throwaway function.",
               f"- fwd runs under `torch.no_grad()`; fwd+bwd is: gradients set to None, forward, "
               "`loss = out.float().sum()` (the GPT model: its own cross-entropy loss), `loss.backward()`.",
+              "- HF rows (Hugging Face transformers models built from configs with random weights, "
+              "benchmarks/hf_workloads.py): fwd is `model.eval()`, `model(input_ids=..., attention_mask=...)` with "
+              "the library's defaults (a `ModelOutput`: logits and the KV cache's tensors are compared); fwd+bwd is "
+              "`model.train()`, `model(..., labels=...).loss.backward()`, every parameter's gradient compared. "
+              "Every dropout probability of the config is 0 (so the training step is deterministic). Feed-forward "
+              "size 4 x hidden; the attention mask pads the first row on the left.",
               f"- {s['warmup']} warm-up calls, then {reps}; systems take turns in each repetition (rotating order). "
               f"A sample is the mean of back-to-back calls lasting ~{s['sample_s'] * 1e3:.0f} ms, with Python's "
               "cyclic GC paused. Reported: median and interquartile range of the samples; ratio = median / eager's "
@@ -305,7 +324,8 @@ def chart(results, path):
         ax.set_title(title, fontsize=9)
         ax.tick_params(axis="x", labelsize=7)
         ax.grid(axis="x", which="major", linewidth=0.3)
-    axes[0, 0].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    if names:
+        axes[0, 0].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     m = results["meta"]
     fig.suptitle(f"thunder_core benchmarks {m['date']}: torch {m['torch']}, {m['torch_threads']} thread(s)"
                  + (", --quick (smaller shapes)" if m["quick"] else ""), fontsize=10)

@@ -7,7 +7,8 @@ arguments, the tensors whose gradients are compared (training mode) and the loss
 compute workloads; their labels say so.
 
 The per-call dispatch workloads are the ones of ``benchmarks/dispatch_overhead.py`` (imported,
-not copied).
+not copied). The Hugging Face ``transformers`` workloads (``hf-*``) are in ``benchmarks/hf_workloads.py``;
+a workload that cannot run here (``unavailable()`` gives the reason) is reported as skipped.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any, Callable
 import torch
 import torch.nn.functional as F
 
+from benchmarks import hf_workloads
 from benchmarks.dispatch_overhead import Deep, many, tiny
 from thunder_core.examples.models import GPT, MLP, GPTBlock
 
@@ -35,6 +37,8 @@ class Setup:
     args: tuple
     grads_of: list = field(default_factory=list)   # tensors whose .grad is compared (training mode)
     loss: Callable = sum_loss         # output -> scalar loss (training mode); every output tensor is compared
+    kwargs: dict = field(default_factory=dict)     # keyword arguments of every call (HF models)
+    grad_names: list | None = None    # names of grads_of (in mismatch messages)
 
 
 @dataclass
@@ -42,8 +46,14 @@ class Workload:
     key: str                          # the name used by --workloads
     label: Callable[[bool], str]      # quick -> label shown in the tables
     build: Callable[[bool, bool], Setup] | None   # (quick, train) -> Setup; None for "recompile"
-    kind: str = "compute"             # "dispatch" | "compute" | "recompile"
+    kind: str = "compute"             # "dispatch" | "compute" | "recompile" | "hf"
     memory: bool = False              # measure the training step's peak memory
+    unavailable: Callable[[], str | None] | None = None   # -> None, or why the workload is skipped here
+    default: bool = True              # part of a plain `python -m benchmarks` (else by name or group)
+    budget_s: float | None = None     # timing budget per row in full runs (None: the suite's FULL budget)
+
+    def skip_reason(self):
+        return None if self.unavailable is None else self.unavailable()
 
 
 def _inputs(train, *shapes):
@@ -174,6 +184,22 @@ WORKLOADS = [
     Workload("gpt", lambda q: "GPT {}-layer (n_embd {}, {} heads, vocab {}, batch {}, seq {})".format(*_gpt_dims(q))
              + _q(q), _gpt, memory=True),
     Workload("recompile", _recompile_label, None, kind="recompile"),
+    *hf_workloads.workloads(Workload),
 ]
 
 BY_KEY = {w.key: w for w in WORKLOADS}
+#: names for several workloads at once in --workloads
+GROUPS = {
+    "hf": [w.key for w in WORKLOADS if w.kind == "hf" and w.default],
+    "hf-all": [w.key for w in WORKLOADS if w.kind == "hf"],
+}
+
+
+def expand(names):
+    """Workload keys for names that may include groups, each once, in the order given."""
+    out = []
+    for n in names:
+        for k in GROUPS.get(n, [n]):
+            if k not in out:
+                out.append(k)
+    return out
