@@ -137,6 +137,8 @@ class Interpreter:
         if hit is None or hit[0] is not x:
             return None
         container, key, prov = hit[1:]
+        if self._wrote(container, key):
+            return None  # a place this call wrote: not where the object was before the call
         try:  # still there? (containers change)
             now = container[key] if prov.kind == ITEM else getattr(container, key)
         except Exception:  # noqa: BLE001
@@ -241,6 +243,7 @@ class Interpreter:
         return self.call_native(fn, args, kwargs)
 
     def call_native(self, fn, args, kwargs=None):
+        taken = self._taken(fn, args) if type(fn) is BuiltinMethodType and fn.__name__ in _TAKERS else None
         if self.before_write is not None:
             self._before_native_write(fn, args)
         try:
@@ -263,7 +266,11 @@ class Interpreter:
                 name = fn.__name__
                 margs = args if t is types.BuiltinMethodType else args[1:]  # list.append(L, x): drop L
                 if _is_mutator(type(recv), name):
+                    if taken is not None and taken is not NULL and not kwargs:  # L.pop(), d.pop(k): read where it was
+                        r = self.enter(r, taken, ev.READ_ITEM, self._current_inst(), taken.key, recv)
                     self.write(ev.MUTATE, src[1], name, margs, self._current_inst(), recv)
+                    if taken is not None and taken is not NULL and not kwargs:
+                        return r
                 elif name in _QUERIES and not kwargs:
                     q = query(recv, name, margs, src[1])
                     if q is not None:  # d.get("k"), L.index(3): a read of outside data, guarded
@@ -291,7 +298,7 @@ class Interpreter:
                         break
                 else:  # an outside callable object (a weakref, a C-level cache): its result derives from it
                     src = outside.get(id(fn))
-            if src is None:
+            if src is None or any(a is r for a in args):  # d.setdefault(k, []) returned the caller's own []
                 return r
             if sys.getrefcount(r) > 2 and getattr(fn, "__name__", None) != "__new__":
                 # outside data: where it lives if that is known, else along this call
@@ -306,6 +313,29 @@ class Interpreter:
                         if hit is not None:
                             outside[id(v)] = (v, hit[2])
         return r
+
+    def _taken(self, fn, args):
+        """Before ``L.pop(i)`` / ``d.pop(k)`` / ``d.setdefault(k, v)`` on an outside builtin
+        container: guard what the result depends on (``k in d``, read before the call) and
+        return the provenance of the element it will take (``L[i]``, ``d[k]``), or NULL when
+        the result is the given default. None when not such a call."""
+        recv = fn.__self__
+        e = self.outside.get(id(recv))
+        if e is None or type(recv) not in (list, dict) and not isinstance(recv, dict) or type(recv).__flags__ & HEAPTYPE \
+                and lookup(type(recv), fn.__name__) is not getattr(dict if isinstance(recv, dict) else list, fn.__name__):
+            return None
+        inst = self._current_inst()
+        if isinstance(recv, list):
+            if fn.__name__ != "pop" or len(args) > 1 or args and type(args[0]) is not int:
+                return None
+            i = args[0] if args else -1
+            n = self.call(len, (recv,))  # guarded: the index taken depends on it
+            return Provenance(ITEM, e[1], i + n if i < 0 else i) if -n <= i < n else None
+        if not args or type(args[0]) not in _LITERAL:
+            return None
+        q = query(recv, "__contains__", (args[0],), e[1])
+        present = self.enter(args[0] in recv, q, ev.READ_ITEM, inst, args[0], recv)  # guarded, as it was before
+        return Provenance(ITEM, e[1], args[0]) if present else NULL
 
     def _before_native_write(self, fn, args):
         """Tell ``before_write`` about the outside object a mutating native call will change."""
@@ -544,6 +574,7 @@ _MUTATORS = {
                 "__delitem__", "__iadd__", "__imul__"},
 }
 _ATTR_WRITERS = frozenset({setattr, delattr})
+_TAKERS = frozenset({"pop", "setdefault"})  # mutators whose result is an element of the container (or a default)
 # Methods of builtin containers that only read them: on an outside container, with literal
 # arguments, their result is outside data the prologue reads again by calling the method.
 _QUERIES = frozenset({"get", "__contains__", "__getitem__", "index", "count"})
