@@ -23,17 +23,17 @@ slots do (special.py); the recursion budget is in recursion.py.
 from __future__ import annotations
 
 import functools
-import itertools
 import sys
 import types
 
 from . import events as ev
-from . import recursion, special
-from .iteration import VIEW_KINDS
+from . import native, recursion, special
 from .code import _infos, CO_ASYNC_GENERATOR, CO_COROUTINE, PY, code_info
 from .errors import refuse
 from .frame import NULL, ExcItem, Frame
-from .provenance import ARG, ATTR, CALL, ITEM, KWARG, Provenance
+from .native import NOT_DATA as _NOT_DATA
+from .native import SCALARS
+from .provenance import ARG, KWARG, Provenance
 from .special import HEAPTYPE, lookup
 from .tracebacks import prepend, strip
 
@@ -43,9 +43,6 @@ _TYPE_SUBCLASS = 1 << 31  # Py_TPFLAGS_TYPE_SUBCLASS: instances are classes
 _TYPE_CALL = type.__dict__["__call__"]
 _PY_KINDS = (FunctionType, staticmethod, classmethod)  # special methods special.call interprets
 _CONSTRUCT_RECURSION = "maximum recursion depth exceeded" + (" while calling a Python object" if PY == (3, 11) else "")
-SCALARS = frozenset({int, float, bool, str, bytes, complex, type(None), type(...), type(NotImplemented)})
-# Callables whose objects are not data: reading them is an event, but they need no provenance entry.
-_NOT_DATA = frozenset({MethodType, types.BuiltinMethodType, types.MethodWrapperType})
 
 # handler return signals
 RETURN, YIELD, GENERATOR = object(), object(), object()
@@ -126,24 +123,8 @@ class Interpreter:
     def find_path(self, x):
         """``(container, key, provenance)`` of the shortest path to object ``x`` among the
         items of outside lists/tuples/dicts and the attributes (and ``__dict__``) of outside
-        objects, or None: how a value that native code handed over (an item of a copy, the
-        state ``__reduce_ex__`` returns) is found again on later calls."""
-        index, outside = self._index, self.outside
-        if self._indexed < len(outside):
-            for obj, prov in itertools.islice(list(outside.values()), self._indexed, None):
-                _index_items(index, obj, prov)
-            self._indexed = len(outside)
-        hit = index.get(id(x))
-        if hit is None or hit[0] is not x:
-            return None
-        container, key, prov = hit[1:]
-        if self._wrote(container, key):
-            return None  # a place this call wrote: not where the object was before the call
-        try:  # still there? (containers change)
-            now = container[key] if prov.kind == ITEM else getattr(container, key)
-        except Exception:  # noqa: BLE001
-            return None
-        return hit[1:] if now is x else None
+        objects, or None (see native.find_path)."""
+        return native.find_path(self, x)
 
     def enter(self, value, prov, kind, inst, key=None, owner=None):
         """A value read from outside: log the read (once per site while it stays the same),
@@ -243,110 +224,21 @@ class Interpreter:
         return self.call_native(fn, args, kwargs)
 
     def call_native(self, fn, args, kwargs=None):
-        taken = self._taken(fn, args) if type(fn) is BuiltinMethodType and fn.__name__ in _TAKERS else None
+        """Call ``fn`` natively; what it reads and writes of outside data is logged and the
+        provenance of its result decided by native.py."""
+        taken = native.taken(self, fn, args) if type(fn) is BuiltinMethodType and fn.__name__ in native.TAKERS else None
         if self.before_write is not None:
-            self._before_native_write(fn, args)
+            native.before_write(self, fn, args)
         try:
             r = fn(*args, **kwargs) if kwargs else fn(*args)
         except BaseException as e:
             if type(fn) is BuiltinMethodType and type(fn.__self__) is GeneratorType:
                 thrown_into_unstarted(self, e)
             raise
-        outside = self.outside
         if self.record_opaque_calls:
             inst = self._current_inst()
             self.events.append(ev.Event(ev.OPAQUE_CALL, None, fn, (args, kwargs), inst.site if inst else ("<native>", 0, "?")))
-        # Effects and provenance of native calls on outside objects.
-        t = type(fn)
-        recv = getattr(fn, "__self__", None) if t is types.BuiltinMethodType else (args[0] if args and t is types.MethodDescriptorType else None)
-        src = None
-        if recv is not None:
-            src = outside.get(id(recv))
-            if src is not None:
-                name = fn.__name__
-                margs = args if t is types.BuiltinMethodType else args[1:]  # list.append(L, x): drop L
-                if _is_mutator(type(recv), name):
-                    if taken is not None and taken is not NULL and not kwargs:  # L.pop(), d.pop(k): read where it was
-                        r = self.enter(r, taken, ev.READ_ITEM, self._current_inst(), taken.key, recv)
-                    self.write(ev.MUTATE, src[1], name, margs, self._current_inst(), recv)
-                    if taken is not None and taken is not NULL and not kwargs:
-                        return r
-                elif name in _QUERIES and not kwargs:
-                    q = query(recv, name, margs, src[1])
-                    if q is not None:  # d.get("k"), L.index(3): a read of outside data, guarded
-                        return self.enter(r, q, ev.READ_ITEM, self._current_inst(), margs[0] if margs else name, recv)
-        elif t is types.BuiltinFunctionType and fn in _ATTR_WRITERS and args:
-            src = outside.get(id(args[0]))
-            if src is not None:
-                kind = ev.WRITE_ATTR if fn is setattr else ev.DELETE_ATTR
-                self.write(kind, src[1], args[1] if len(args) > 1 else None, args[2] if len(args) > 2 else None,
-                           self._current_inst(), args[0])
-        tr = type(r)
-        if src is not None and tr in VIEW_KINDS:  # d.items(): iterating it reads d's items (iteration.py)
-            self.views[id(r)] = (r, recv, src[1], VIEW_KINDS[tr])
-        # A result nothing else refers to (only our local `r` and getrefcount's argument) was
-        # made by this call: it is local state, whatever made it (a copy...); so is what any
-        # __new__ returns (a class made by type.__new__ is referred to by its own descriptors).
-        # Anything else returned by a native call on outside objects is outside data reached
-        # along a path the prologue cannot follow by itself (CALL).
-        if (tr not in SCALARS and tr not in self.local_types and id(r) not in outside and not t.__flags__ & _TYPE_SUBCLASS
-                and not (t is types.BuiltinFunctionType and fn in _FRESH) and tr not in _NOT_DATA):
-            if src is None:
-                for a in args:
-                    src = outside.get(id(a))
-                    if src is not None:
-                        break
-                else:  # an outside callable object (a weakref, a C-level cache): its result derives from it
-                    src = outside.get(id(fn))
-            if src is None or any(a is r for a in args):  # d.setdefault(k, []) returned the caller's own []
-                return r
-            if sys.getrefcount(r) > 2 and getattr(fn, "__name__", None) != "__new__":
-                # outside data: where it lives if that is known, else along this call
-                hit = self.find_path(r)
-                outside[id(r)] = (r, hit[2] if hit is not None else Provenance(CALL, src[1], getattr(fn, "__name__", None), fn))
-            elif tr is tuple or tr is list or tr is dict:
-                # a new container of outside objects (a copy, __reduce_ex__'s state): its items
-                # are found where they live, so what is read through them is guarded
-                for v in (r.values() if tr is dict else r):
-                    if type(v) not in SCALARS and id(v) not in outside:
-                        hit = self.find_path(v)
-                        if hit is not None:
-                            outside[id(v)] = (v, hit[2])
-        return r
-
-    def _taken(self, fn, args):
-        """Before ``L.pop(i)`` / ``d.pop(k)`` / ``d.setdefault(k, v)`` on an outside builtin
-        container: guard what the result depends on (``k in d``, read before the call) and
-        return the provenance of the element it will take (``L[i]``, ``d[k]``), or NULL when
-        the result is the given default. None when not such a call."""
-        recv = fn.__self__
-        e = self.outside.get(id(recv))
-        if e is None or type(recv) not in (list, dict) and not isinstance(recv, dict) or type(recv).__flags__ & HEAPTYPE \
-                and lookup(type(recv), fn.__name__) is not getattr(dict if isinstance(recv, dict) else list, fn.__name__):
-            return None
-        inst = self._current_inst()
-        if isinstance(recv, list):
-            if fn.__name__ != "pop" or len(args) > 1 or args and type(args[0]) is not int:
-                return None
-            i = args[0] if args else -1
-            n = self.call(len, (recv,))  # guarded: the index taken depends on it
-            return Provenance(ITEM, e[1], i + n if i < 0 else i) if -n <= i < n else None
-        if not args or type(args[0]) not in _LITERAL:
-            return None
-        q = query(recv, "__contains__", (args[0],), e[1])
-        present = self.enter(args[0] in recv, q, ev.READ_ITEM, inst, args[0], recv)  # guarded, as it was before
-        return Provenance(ITEM, e[1], args[0]) if present else NULL
-
-    def _before_native_write(self, fn, args):
-        """Tell ``before_write`` about the outside object a mutating native call will change."""
-        t, outside = type(fn), self.outside
-        recv = getattr(fn, "__self__", None) if t is types.BuiltinMethodType else (
-            args[0] if args and t is types.MethodDescriptorType else None)
-        if recv is not None:
-            if id(recv) in outside and _is_mutator(type(recv), fn.__name__):
-                self.before_write(recv)
-        elif t is types.BuiltinFunctionType and args and fn in _ATTR_WRITERS and id(args[0]) in outside:
-            self.before_write(args[0])
+        return native.after(self, fn, args, kwargs, r, taken)
 
     def _current_inst(self):
         if not self.frames:
@@ -560,98 +452,6 @@ def set_context(e, ctx):
         if seen > 10000:  # a pre-existing cycle not through e
             break
     e.__context__ = ctx
-
-
-# -------------------------------------------------------------------- effects of native calls
-
-_MUTATORS = {
-    list: {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
-           "__setitem__", "__delitem__", "__iadd__", "__imul__"},
-    dict: {"update", "pop", "popitem", "setdefault", "clear", "__setitem__", "__delitem__", "__ior__"},
-    set: {"add", "discard", "remove", "pop", "clear", "update", "intersection_update",
-          "difference_update", "symmetric_difference_update", "__ior__", "__iand__", "__isub__", "__ixor__"},
-    bytearray: {"append", "extend", "insert", "pop", "remove", "clear", "reverse", "__setitem__",
-                "__delitem__", "__iadd__", "__imul__"},
-}
-_ATTR_WRITERS = frozenset({setattr, delattr})
-_TAKERS = frozenset({"pop", "setdefault"})  # mutators whose result is an element of the container (or a default)
-# Methods of builtin containers that only read them: on an outside container, with literal
-# arguments, their result is outside data the prologue reads again by calling the method.
-_QUERIES = frozenset({"get", "__contains__", "__getitem__", "index", "count"})
-_LITERAL = frozenset({int, float, bool, str, bytes, type(None)})
-
-
-def _depth(prov) -> int:
-    n = 0
-    while prov is not None:
-        n, prov = n + 1, prov.parent
-    return n
-
-
-def _index_items(index, obj, prov):
-    """Add the items/attributes of outside object ``obj`` to ``find_path``'s index, keeping
-    the shortest path to each object."""
-    t = type(obj)
-    if t is list or t is tuple:
-        pairs, kind = enumerate(obj), ITEM
-    elif isinstance(obj, dict):
-        if t is not dict and t.__getitem__ is not dict.__getitem__:
-            return
-        pairs, kind = list(dict.items(obj)), ITEM
-    elif t.__flags__ & HEAPTYPE and not isinstance(obj, type):
-        try:
-            d = object.__getattribute__(obj, "__dict__")
-        except (AttributeError, TypeError):
-            return
-        if type(d) is not dict:
-            return
-        pairs = [("__dict__", d), *d.items()]
-        for table in ("_parameters", "_buffers", "_modules"):  # nn.Module resolves its attributes there
-            tab = d.get(table)
-            if type(tab) is dict:
-                pairs += list(tab.items())
-        kind = ATTR
-    else:
-        return
-    depth = _depth(prov) + 1
-    for key, v in pairs:
-        if type(v) in SCALARS:
-            continue
-        old = index.get(id(v))
-        if old is None or old[0] is not v or _depth(old[3]) > depth:
-            index[id(v)] = (v, obj, key, Provenance(kind, prov, key))
-
-
-def query(obj, name, args, prov, overridable=False):
-    """The provenance of ``name(obj, *args)`` (a CALL whose key is ``(name, args)`` and whose
-    ref is the builtin container's method, which the prologue calls again) when ``args`` are
-    literals; else None. The builtin method itself was called (``super().get(k)`` on a dict
-    subclass overriding ``get``), unless ``overridable``: then only if the class does not
-    override it (``k in d`` calls the class's ``__contains__``)."""
-    if not all(type(a) in _LITERAL for a in args):
-        return None
-    for base in type(obj).__mro__:
-        if not base.__flags__ & HEAPTYPE:
-            m = base.__dict__.get(name)
-            if m is None or overridable and lookup(type(obj), name) is not m:
-                return None
-            return Provenance(CALL, prov, (name, tuple(args)), m)
-    return None
-_FRESH = frozenset({sorted, reversed, iter, len, repr, str, format, id, hash, isinstance, issubclass,
-                    callable, dir, vars, list, dict, set, frozenset, tuple})
-
-
-@functools.lru_cache(maxsize=512)
-def _is_mutator(t, name):
-    import collections
-
-    extra = {collections.deque: {"append", "appendleft", "extend", "extendleft", "pop", "popleft",
-                                 "rotate", "clear", "remove", "insert", "__setitem__", "__delitem__"}}
-    for base in t.__mro__:
-        names = _MUTATORS.get(base) or extra.get(base)
-        if names is not None:
-            return name in names
-    return False
 
 
 from .driver import drive, thrown_into_unstarted  # noqa: E402 (driver.py imports this module)

@@ -27,7 +27,7 @@ import operator
 
 from . import events as ev
 from .frame import NULL
-from .provenance import ATTR, ITEM, ITER, Provenance
+from .provenance import ITEM, ITER, Provenance
 from .special import HEAPTYPE, lookup, special_method
 
 FunctionType = type(lambda: 0)

@@ -9,7 +9,7 @@ import operator
 
 from .. import events as ev
 from ..code import PY
-from ..interpreter import query
+from ..native import query
 from ..provenance import ITEM, Provenance
 from . import op
 
