@@ -250,3 +250,16 @@ def test_membership_and_get_on_outside_dicts_are_guarded():
     assert tc.cache_misses(jf) == 4
     del FLAGS["shift"], FLAGS["bias"]
     FLAGS["scale"] = 2.0
+
+
+HELD = {"a": 1}
+
+
+def test_returning_an_outside_container_returns_that_object():
+    def f(x):
+        return HELD, [HELD], x * 2
+
+    jf = tc.jit(f)
+    for _ in range(2):
+        out = jf(torch.ones(1))
+        assert out[0] is HELD and out[1][0] is HELD and type(out[1]) is list

@@ -158,7 +158,7 @@ def build_epilogue(cap, args, kwargs, output):
     computation's ``results``. None when there are no writes and ``output`` is plain (the
     computation returns it directly)."""
     writes = [e for e in cap.events if e.kind in ev.WRITES]
-    if not writes and is_plain(output):
+    if not writes and is_plain(output, cap.outside):
         return None, "", []
     b = _Builder(args, kwargs)
     b.consts.update(operator=operator)

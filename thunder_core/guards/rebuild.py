@@ -64,16 +64,17 @@ def setstate(obj, state):
             setattr(obj, k, v)
 
 
-def is_plain(v) -> bool:
+def is_plain(v, outside=()) -> bool:
     """True if ``v`` prints as it is in a trace's return (proxies, numbers, strings, None,
-    and exact tuples/lists/dicts of those): no epilogue is needed to return it."""
+    and exact tuples/lists/dicts of those made by the call, not ones in ``outside``, which the
+    caller gets back as themselves): no epilogue is needed to return it."""
     t = type(v)
     if isinstance(v, Proxy) or t in (int, float, bool, str, complex, type(None)):
         return True
     if t is tuple or t is list:
-        return all(is_plain(x) for x in v)
+        return id(v) not in outside and all(is_plain(x, outside) for x in v)
     if t is dict:
-        return all(type(k) in (int, str, bool) and is_plain(x) for k, x in v.items())
+        return id(v) not in outside and all(type(k) in (int, str, bool) and is_plain(x, outside) for k, x in v.items())
     return False
 
 
