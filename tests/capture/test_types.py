@@ -72,3 +72,31 @@ def test_library_keying_a_cache_by_type_writes_the_real_type():
     tc.jit(f)(torch.ones(2))
     assert list(CACHE) == [torch.Tensor]
     CACHE.clear()
+
+
+def test_metadata_properties_answer_as_eager():
+    lin = torch.nn.Linear(2, 2)
+
+    def f(x):
+        y = x * 2
+        flags = (y.is_nested, y.is_sparse, y.is_quantized, y.is_mkldnn, y.layout, lin.weight.is_leaf,
+                 None if y.requires_grad else (x.is_leaf, y.is_leaf))
+        return flags, y + 1
+
+    for x in (torch.ones(2), torch.ones(2, requires_grad=True)):
+        assert tc.jit(f)(x)[0] == f(x)[0]
+
+
+def test_is_leaf_of_a_tensor_requiring_grad_is_refused_by_name():
+    with pytest.raises(AttributeError, match="is_leaf of x, a tensor that requires grad, is not known"):
+        tc.jit(lambda x: x * 2 if x.is_leaf else x)(torch.ones(2, requires_grad=True))
+
+
+def test_builtin_modules_checking_nested_tensors_and_weakrefs():
+    # nn.MultiheadAttention checks `query.is_nested`; nn.LSTM compares weakrefs of its weights
+    torch.manual_seed(0)
+    mha, lstm = torch.nn.MultiheadAttention(8, 2, batch_first=True), torch.nn.LSTM(8, 8, batch_first=True)
+    x = torch.randn(2, 3, 8)
+    for m, args in ((mha, (x, x, x)), (lstm, (x,))):
+        got, want = tc.jit(m)(*args), m(*args)
+        torch.testing.assert_close(got[0], want[0])

@@ -123,6 +123,7 @@ def test_missing_table_entries_are_named(monkeypatch):
     from thunder_core.ir import proxies
 
     monkeypatch.setattr(proxies, "MISSING_METHOD", None)  # the ops package's opaque fallback
+    monkeypatch.setattr(proxies, "MISSING_PROPERTY", None)  # and its metadata properties
     monkeypatch.delitem(TENSOR_METHODS, "mul", raising=False)
     monkeypatch.delitem(TENSOR_METHODS, "softmax", raising=False)
     monkeypatch.delitem(TENSOR_METHODS, "mul_", raising=False)

@@ -87,9 +87,12 @@ def after(I, fn, args, kwargs, r, taken):
         if src is None or any(a is r for a in args):  # d.setdefault(k, []) returned the caller's own []
             return r
         if sys.getrefcount(r) > _FRESH_REFS and getattr(fn, "__name__", None) != "__new__":
-            # outside data: where it lives if that is known, else along this call
+            # outside data: read where it lives if that is known (entered: a tensor comes back as
+            # the trace's value for it, so `ref() is param` holds as in eager), else along this call
             hit = I.find_path(r)
-            outside[id(r)] = (r, hit[2] if hit is not None else Provenance(CALL, src[1], getattr(fn, "__name__", None), fn))
+            if hit is not None:
+                return I.enter(r, hit[2], ev.READ_ITEM, I._current_inst(), hit[1], hit[0])
+            outside[id(r)] = (r, Provenance(CALL, src[1], getattr(fn, "__name__", None), fn))
         elif tr is tuple or tr is list or tr is dict:
             # a new container of outside objects (a copy, __reduce_ex__'s state): its items
             # are found where they live, so what is read through them is guarded

@@ -48,6 +48,10 @@ TENSOR_PROPERTIES: dict[str, Callable] = {}
 #: package installs one that records unknown torch.Tensor methods as opaque symbols).
 MISSING_METHOD: Callable | None = None
 
+#: Called with (proxy, name) for an attribute neither table knows; returns its value (a
+#: metadata property such as ``is_nested``, answered by the ops package) or raises AttributeError.
+MISSING_PROPERTY: Callable | None = None
+
 #: Python type of a number -> prefix of the names generated for its proxies.
 NUMBER_PREFIXES: dict[type, str] = {int: "i", float: "f", bool: "b", complex: "c"}
 
@@ -224,6 +228,8 @@ class TensorProxy(Proxy):
         if fn is None and MISSING_METHOD is not None:
             fn = MISSING_METHOD(attr)
         if fn is None:
+            if MISSING_PROPERTY is not None:
+                return MISSING_PROPERTY(self, attr)  # raises AttributeError when it has no answer
             raise AttributeError(
                 f"TensorProxy {self.name} has no method or attribute {attr!r}: no symbol is registered for it in "
                 f"thunder_core.ir.proxies.TENSOR_METHODS. If torch.Tensor.{attr} exists, the ops package does not "

@@ -144,6 +144,31 @@ def _missing_method(attr: str):
 
 _proxies.MISSING_METHOD = _missing_method
 
+# Metadata a tensor reports about itself (is_nested, is_sparse, is_quantized, is_leaf...):
+# what a fake tensor with the proxy's metadata answers, when it is a plain value.
+_METADATA_TYPES = (bool, int, float, str, type(None), torch.dtype, torch.device, torch.layout, torch.memory_format,
+                   torch.Size)
+
+
+def _missing_property(p, attr: str):
+    if attr == "is_leaf":  # known without grad, and for parameters; else it depends on how the caller made it
+        if not p.requires_grad or p.__class__ is torch.nn.Parameter:
+            return True
+        raise AttributeError(f"torch.Tensor.is_leaf of {p.name}, a tensor that requires grad, is not known while "
+                             f"tracing. Check it outside the jitted function.")
+    d = getattr(torch.Tensor, attr, None)
+    if d is not None and not callable(d) and hasattr(type(d), "__get__"):
+        v = getattr(registry._to_fake(p, registry._mode()), attr)
+        if isinstance(v, _METADATA_TYPES):
+            return v
+        raise AttributeError(f"torch.Tensor.{attr} of a tensor computed while tracing ({p.name}) is not supported: it "
+                             f"is not a plain value ({type(v).__name__}). Read it outside the jitted function.")
+    raise AttributeError(f"'Tensor' object has no attribute {attr!r}" if d is None else
+                         f"torch.Tensor.{attr} of a tensor computed while tracing ({p.name}) is not supported yet.")
+
+
+_proxies.MISSING_PROPERTY = _missing_property
+
 
 # ---------------------------------------------------------------- autograd hooks on traced tensors
 
