@@ -36,6 +36,7 @@ def test_identical_layer_regions_compile_once_and_gradients_match(monkeypatch):
     from thunder_executor_torch import inductor
 
     monkeypatch.setattr(inductor, "DISPATCH_US", 1.0)  # fuse even these small layers (this test is about reuse)
+    monkeypatch.setattr(inductor, "COMPILE_AMORTIZED_US", 0.0)
     torch.manual_seed(0)
     blocks = torch.nn.Sequential(GPTBlock(64, 4), GPTBlock(64, 4))
     ref = torch.nn.Sequential(GPTBlock(64, 4), GPTBlock(64, 4))

@@ -23,6 +23,10 @@ FUSIBLE_FAMILIES = {"ltorch_elementwise", "ltorch_activations", "ltorch_conversi
                     "ltorch_shape"}
 #: per-call overhead of a compiled region on CPU (Python wrapper, guards), µs
 DISPATCH_US = 40.0
+#: A region's compile (about a second on CPU), charged per call as if spread over ~100,000
+#: calls: a region wins only where it saves more than this per call, so a region saving a few
+#: µs never makes a first call take seconds (tc.explain shows the claim with it included).
+COMPILE_AMORTIZED_US = 10.0
 _COMPILED: dict = {}  # region signature -> compiled callable
 
 
@@ -50,7 +54,7 @@ def claim(bsyms, model, last_use):
             inputs, outputs = region_boundary(region, j, last_use)
             if outputs:
                 cost = model.region_us(region, [*inputs, *outputs], model.dispatch_us.get("inductor", DISPATCH_US))
-                out.append(Claim("inductor", i, j, cost, lower, f"{j - i} fused symbols"))
+                out.append(Claim("inductor", i, j, cost + COMPILE_AMORTIZED_US, lower, f"{j - i} fused symbols"))
         i = j
     return out
 

@@ -15,4 +15,5 @@ def thunder_core_executors():
     return [Executor("inductor", lambda: {}, version=__version__, api_version=THUNDER_CORE_API,
                      unavailable=inductor.unavailable, dispatch_us=inductor.DISPATCH_US, claim=inductor.claim),
             # per-op overhead measured on a 2-core CPU (calibrate refines it per machine)
-            Executor("torch", implementations, version=__version__, api_version=THUNDER_CORE_API, dispatch_us=1.0)]
+            Executor("torch", implementations, version=__version__, api_version=THUNDER_CORE_API,
+                     dispatch_us=1.0)]
