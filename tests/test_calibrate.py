@@ -2,7 +2,7 @@
 
 import json
 
-from thunder_core.execution import calibrate
+from thunder_core import calibrate
 from thunder_core.execution.cost import CostModel
 
 

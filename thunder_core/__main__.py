@@ -20,7 +20,7 @@ def _doctor(args) -> int:
 
 
 def _calibrate(args) -> int:
-    from .execution.calibrate import main
+    from .calibrate import main
 
     return main()
 

@@ -1,15 +1,10 @@
 """Capture: run a function under the interpreter with tensors replaced by proxies, and record
 the computation trace plus everything the trace depends on.
 
-``capture(fn, args, kwargs)`` returns a :class:`Capture`:
-
-* ``trace``: the computation trace; its inputs are the proxies of every tensor the function
-  read from outside (arguments, module parameters and buffers, globals, closure cells), in
-  order of first use, and its output is what the function returned;
-* ``inputs``: for each trace input, the provenance of the tensor (how the prologue fetches it);
-* ``guards``: everything else the trace depends on: values of Python numbers/strings read
-  from outside, identities of functions/modules/classes, lengths of containers, tensor
-  metadata, and process state (grad mode, default dtype).
+``capture(fn, args, kwargs)`` returns a :class:`Capture` (guards/record.py): the computation
+trace, the provenance of each of its tensor inputs, and the guards on everything else it read
+(values of Python numbers/strings, identities of functions/modules/classes, lengths of
+containers, tensor metadata, grad mode and default dtype).
 
 Interpreter hooks used: ``on_enter`` (every value entering from outside), lookasides (torch
 callables -> symbols; ``nn.Module.__call__`` without hooks -> ``forward``), and native calls
@@ -21,7 +16,6 @@ from __future__ import annotations
 import linecache
 import os
 import types
-from dataclasses import dataclass, field
 
 import torch
 
@@ -32,18 +26,10 @@ from .ir import NumberProxy, Proxy, TensorProxy, Trace, TracingError, tracing
 from .ir.printing import PRINTER_GLOBALS
 from .ir.proxies import is_valid_name
 from .user_errors import annotate
+# what a capture records (guard kinds, Guard, Capture) is defined with the guards; re-exported here
+from .guards.record import BOUND, EQUALS, IDENTITY, LENGTH, NO_HOOKS, SAME_AS, TENSOR, TYPE  # noqa: F401
+from .guards.record import VALUES, Capture, Guard  # noqa: F401
 from .ops import TORCH_CALLS
-
-# guard kinds
-TENSOR = "tensor"        # value: (shape, dtype, device, requires_grad)
-EQUALS = "equals"        # value: a number/str/None/dtype/device compared by type and ==
-IDENTITY = "identity"    # value: the object itself (functions, modules, classes)
-TYPE = "type"            # value: the object's type
-LENGTH = "length"        # value: len() of a container
-SAME_AS = "same-as"      # value: provenance of the first path to the same tensor
-NO_HOOKS = "no-hooks"    # nn.Module without hooks (value: None)
-BOUND = "bound"          # the path must still exist (a global or cell the function deletes)
-VALUES = "values"        # value: a small tensor's contents (tolist()) an op's result shapes depend on
 
 _TORCH_DIR = os.path.dirname(torch.__file__)
 _MODULE_TABLES = frozenset({"_modules", "_parameters", "_buffers"})
@@ -58,45 +44,6 @@ _EQ_TYPES = (int, float, bool, str, complex, type(None), torch.dtype, torch.devi
 _CALLABLE_TYPES = (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type, types.MethodType,
                    types.BuiltinMethodType, types.MethodWrapperType, types.WrapperDescriptorType,
                    types.MethodDescriptorType, types.ClassMethodDescriptorType)
-
-
-@dataclass
-class Guard:
-    prov: Provenance
-    kind: str
-    value: object
-
-    def describe(self) -> str:
-        if self.kind == TENSOR:
-            shape, dtype, device, rg = self.value
-            return f"tensor {tuple(shape)} {dtype} {device}{' requires_grad' if rg else ''}"
-        if self.kind == VALUES:
-            return f"values {self.value!r:.60}"
-        if self.kind in (IDENTITY, TYPE):
-            v = self.value
-            return f"{self.kind} {getattr(v, '__qualname__', None) or type(v).__name__}"
-        return f"{self.kind} {self.value!r}"
-
-
-@dataclass
-class Capture:
-    trace: Trace
-    inputs: list = field(default_factory=list)     # [(Provenance, TensorProxy)]
-    guards: list = field(default_factory=list)     # [Guard]
-    events: list = field(default_factory=list)     # the interpreter's event log
-    outside: dict = field(default_factory=dict)    # the interpreter's id -> (object, provenance) table
-    fn_name: str = "fn"
-    arg_names: list = field(default_factory=list)  # parameter names of the positional arguments
-
-    def describe_path(self, prov) -> str:
-        """``args[0].fc.weight`` with the root argument named: ``argument x`` / ``x.fc.weight``."""
-        text = repr(prov)
-        root = prov.root
-        if root.kind == ARG and root.key < len(self.arg_names):
-            name = self.arg_names[root.key]
-            text = name + text[len(repr(root)):]
-            return f"argument {text}" if prov is root else text
-        return text
 
 
 class _CaptureTrace(Trace):

@@ -15,12 +15,10 @@ with a warning.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import pluggy
 
-if TYPE_CHECKING:
-    from .execution.executor import Executor
+# This module is the plugin contract at the bottom of the core's layering: it imports none of
+# the core (the docstrings name the types, e.g. thunder_core.execution.executor.Executor).
 
 API_VERSION = 1
 hookspec = pluggy.HookspecMarker("thunder_core")
@@ -30,7 +28,7 @@ hookimpl = pluggy.HookimplMarker("thunder_core")
 
 
 @hookspec
-def thunder_core_executors() -> list[Executor]:
+def thunder_core_executors() -> list:
     """Return the executors this plugin provides.
 
     :return: a list of :class:`thunder_core.execution.executor.Executor`. Every plugin's

@@ -35,14 +35,17 @@ def _loaded():
     pm = pluggy.PluginManager("thunder_core")
     pm.add_hookspecs(hookspecs)
     records = []
-    from .builtin import lookasides as builtin_lookasides, sharp_edges as builtin_sharp_edges
-
-    # the core's own plugins, through the same hooks as everyone else's
-    for name, module in (("builtin-sharp-edges", builtin_sharp_edges), ("builtin-lookasides", builtin_lookasides)):
-        pm.register(module, name=f"thunder_core.{name}")
-        records.append(PluginRecord(name, "thunder-core", _core_version(), module))
-    for ep in importlib.metadata.entry_points(group="thunder_core"):
-        dist = ep.dist.name if ep.dist else "?"
+    # The core's own plugins (thunder_core/builtin/) are entry points of the thunder-core
+    # distribution like everyone else's (pyproject.toml), loaded first; nothing in the core
+    # imports them, so they sit at the top of its layering.
+    found = sorted(importlib.metadata.entry_points(group="thunder_core"),
+                   key=lambda ep: (_distribution(ep) != "thunder-core", ep.name))
+    if not any(_distribution(ep) == "thunder-core" for ep in found):
+        warnings.warn("thunder_core's own plugins (thunder_core.builtin) are not registered: the thunder-core "
+                      "distribution is not installed. Install it (pip install -e . in a checkout) so tc.jit has its "
+                      "built-in lookasides and sharp-edge checkers.", PluginWarning, stacklevel=2)
+    for ep in found:
+        dist = _distribution(ep)
         version = ep.dist.version if ep.dist else "?"
         try:
             module = ep.load()
@@ -63,10 +66,8 @@ def _loaded():
     return pm, records
 
 
-def _core_version():
-    from . import __version__
-
-    return __version__
+def _distribution(ep) -> str:
+    return ep.dist.name if ep.dist else "?"
 
 
 def _call_hook(hook_name, what):

@@ -8,17 +8,34 @@ registers/cache). FLOPs come from a table keyed by symbol id (matmul-like ops), 
 one per output element.
 
 Constants default to conservative values for a CPU; ``python -m thunder_core calibrate``
-(issue 4, later) will measure this machine and store them per user.
+(thunder_core/calibrate.py) measures this machine and stores them per user (``load``).
 """
 
 from __future__ import annotations
 
+import json
 import math
+import os
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..ir import TensorProxy
 from ..transforms.remat import VIEWS
 from ..transforms.remat import nbytes as _bytes
+
+
+def cache_file() -> Path:
+    """Where ``python -m thunder_core calibrate`` stores this machine's measurements."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "thunder_core" / "machine.json"
+
+
+def load() -> dict:
+    """The stored calibration, or {} if there is none (or it cannot be read)."""
+    try:
+        return json.loads(cache_file().read_text())
+    except (OSError, ValueError):
+        return {}
 
 
 @dataclass(frozen=True)
@@ -69,8 +86,6 @@ class CostModel:
 
     def __init__(self, machine: Machine | None = None):
         if machine is None:
-            from .calibrate import load
-
             stored = load()
             machine = Machine(**{k: stored[k] for k in ("bandwidth_gbs", "flops_g", "launch_us") if k in stored})
             self.dispatch_us = stored.get("dispatch_us", {})

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ..capture import BOUND, EQUALS, IDENTITY, LENGTH, NO_HOOKS, SAME_AS, TENSOR, TYPE, VALUES, Capture
+from .record import BOUND, EQUALS, IDENTITY, LENGTH, NO_HOOKS, SAME_AS, TENSOR, TYPE, VALUES, Capture
 from ..frontend.provenance import ARG, ATTR, BUILTIN, CALL, CELL, GLOBAL, ITEM, ITER, KWARG, MODULE
 from ..ir.codegen import compile_function
 

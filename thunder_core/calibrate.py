@@ -4,31 +4,19 @@ Measures memory bandwidth (a large copy), the matmul FLOP rate, the fixed cost o
 launch, each available executor's per-op overhead and each region executor's per-region
 overhead (a tiny region lowered through the executor's own claim), and stores them in a per-user cache
 file (``$XDG_CACHE_HOME/thunder_core/machine.json``, default ``~/.cache/...``) that later
-runs read. Without it the cost model uses defaults for a generic CPU.
+runs read (``execution.cost.load``). Without it the cost model uses defaults for a generic
+CPU. A tool on top of the core (it jits probes), not part of the execution layer.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import statistics
 import time
-from pathlib import Path
 
 import torch
 
-
-def cache_file() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "thunder_core" / "machine.json"
-
-
-def load() -> dict:
-    """The stored calibration, or {} if there is none (or it cannot be read)."""
-    try:
-        return json.loads(cache_file().read_text())
-    except (OSError, ValueError):
-        return {}
+from .execution.cost import cache_file
 
 
 def _median_s(fn, reps=15):
@@ -53,7 +41,7 @@ def measure(executors=None) -> dict:
            "launch_us": launch_s * 1e6, "dispatch_us": {}, "torch": torch.__version__,
            "threads": torch.get_num_threads()}
     if executors is None:
-        from .. import plugins
+        from . import plugins
 
         executors = [ex for ex in plugins.executors().values() if ex.unavailable() is None]
     for ex in executors:
@@ -68,7 +56,7 @@ def measure(executors=None) -> dict:
 
 def _executor_overhead_us(ex, tiny, launch_us) -> float:
     """Per-call time of a one-op function through ``ex`` minus the kernel launch itself."""
-    from ..api import jit
+    from .api import jit
 
     fn = jit(lambda x: x + x, executors=[ex])
     per_call = _median_s(lambda: [fn(tiny) for _ in range(200)]) / 200 * 1e6
@@ -80,11 +68,11 @@ def _executor_overhead_us(ex, tiny, launch_us) -> float:
 def _region_overhead_us(ex, tiny, launch_us) -> float | None:
     """Per-call time of a tiny region fused by region executor ``ex`` (lowered through its own
     claim) minus one kernel launch; None if it claims nothing in the probe."""
-    from ..api import jit, last_traces
-    from ..ir import TensorProxy, flat_proxies
-    from .claims import region_boundary
-    from .cost import CostModel
-    from .partition import last_use_of
+    from .api import jit, last_traces
+    from .execution.claims import region_boundary
+    from .execution.cost import CostModel
+    from .execution.partition import last_use_of
+    from .ir import TensorProxy, flat_proxies
 
     probe = jit(lambda x: ((x * 2 + 1).sin() * x).tanh(), executors=["torch"])
     probe(tiny)

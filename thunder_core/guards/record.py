@@ -1,0 +1,69 @@
+"""What a traced call depends on: the guard kinds, :class:`Guard` and :class:`Capture`, the
+record ``capture.capture`` produces and the prologue and epilogue are generated from.
+
+``Capture``:
+
+* ``trace``: the computation trace; its inputs are the proxies of every tensor the function
+  read from outside, in order of first use, and its output is what the function returned;
+* ``inputs``: for each trace input, the provenance of the tensor (how the prologue fetches it);
+* ``guards``: everything else the trace depends on (values of Python numbers/strings read from
+  outside, identities, types, lengths, tensor metadata, process state), one :class:`Guard` each;
+* ``events``/``outside``: the interpreter's event log and provenance table (writes the epilogue
+  replays, objects it fetches again).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..frontend.provenance import ARG, Provenance
+from ..ir import Trace
+
+# guard kinds
+TENSOR = "tensor"        # value: (shape, dtype, device, requires_grad)
+EQUALS = "equals"        # value: a number/str/None/dtype/device compared by type and ==
+IDENTITY = "identity"    # value: the object itself (functions, modules, classes)
+TYPE = "type"            # value: the object's type
+LENGTH = "length"        # value: len() of a container
+SAME_AS = "same-as"      # value: provenance of the first path to the same tensor
+NO_HOOKS = "no-hooks"    # nn.Module without hooks (value: None)
+BOUND = "bound"          # the path must still exist (a global or cell the function deletes)
+VALUES = "values"        # value: a small tensor's contents (tolist()) an op's result shapes depend on
+
+@dataclass
+class Guard:
+    prov: Provenance
+    kind: str
+    value: object
+
+    def describe(self) -> str:
+        if self.kind == TENSOR:
+            shape, dtype, device, rg = self.value
+            return f"tensor {tuple(shape)} {dtype} {device}{' requires_grad' if rg else ''}"
+        if self.kind == VALUES:
+            return f"values {self.value!r:.60}"
+        if self.kind in (IDENTITY, TYPE):
+            v = self.value
+            return f"{self.kind} {getattr(v, '__qualname__', None) or type(v).__name__}"
+        return f"{self.kind} {self.value!r}"
+
+
+@dataclass
+class Capture:
+    trace: Trace
+    inputs: list = field(default_factory=list)     # [(Provenance, TensorProxy)]
+    guards: list = field(default_factory=list)     # [Guard]
+    events: list = field(default_factory=list)     # the interpreter's event log
+    outside: dict = field(default_factory=dict)    # the interpreter's id -> (object, provenance) table
+    fn_name: str = "fn"
+    arg_names: list = field(default_factory=list)  # parameter names of the positional arguments
+
+    def describe_path(self, prov) -> str:
+        """``args[0].fc.weight`` with the root argument named: ``argument x`` / ``x.fc.weight``."""
+        text = repr(prov)
+        root = prov.root
+        if root.kind == ARG and root.key < len(self.arg_names):
+            name = self.arg_names[root.key]
+            text = name + text[len(repr(root)):]
+            return f"argument {text}" if prov is root else text
+        return text
