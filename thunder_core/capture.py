@@ -21,6 +21,7 @@ import torch
 
 from .frontend import Interpreter
 from .frontend.code import run_natively
+from .frontend.native import MODULE_TABLES
 from .frontend.provenance import ARG, ATTR, CALL, CELL, GLOBAL, ITEM, ITER, KWARG, Provenance
 from .ir import NumberProxy, Proxy, TensorProxy, Trace, TracingError, tracing
 from .ir.printing import PRINTER_GLOBALS
@@ -32,7 +33,6 @@ from .guards.record import VALUES, Capture, Guard  # noqa: F401
 from .ops import TORCH_CALLS
 
 _TORCH_DIR = os.path.dirname(torch.__file__)
-_MODULE_TABLES = frozenset({"_modules", "_parameters", "_buffers"})
 _MAX_VALUES = 1024  # largest input tensor whose contents may be read (and checked on every call)
 # torch's own compiler runs natively when reached from traced code (Module.__init__ is patched by
 # torch._dynamo once torch.compile has run; its bookkeeping is torch's state, not the program's).
@@ -195,7 +195,7 @@ class _Recorder:
         """A readable input name from the provenance path: ``x``, ``fc_weight``, ``G_scale``."""
         parts, p = [], prov
         while p is not None:
-            if p.kind == ATTR and p.key in _MODULE_TABLES:
+            if p.kind == ATTR and p.key in MODULE_TABLES:
                 pass  # h._modules['0'].weight reads as h_0_weight
             elif p.kind in (ATTR, ITEM, KWARG, GLOBAL, CELL, ITER):
                 parts.append(str(p.key))

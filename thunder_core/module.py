@@ -13,7 +13,6 @@ seen by both.
 from __future__ import annotations
 
 import functools
-import weakref
 
 import torch
 
@@ -21,16 +20,14 @@ __all__ = ["ThunderModule", "jit_module"]
 
 
 class ThunderModule(torch.nn.Module):
-    """Base of every jitted module's class: ``__call__`` and ``forward`` go through the
-    compiled function (``_tc_jfn``) applied to the original module (``_tc_module``). Its state
-    lives in slots, outside the ``__dict__`` it shares with the original module."""
+    """Base of every jitted module's class: ``__call__`` (and each class's ``forward``, made by
+    ``_class_for`` with the model's signature) go through the compiled function (``_tc_jfn``)
+    applied to the original module (``_tc_module``). Its state lives in slots, outside the
+    ``__dict__`` it shares with the original module."""
 
     __slots__ = ("_tc_jfn", "_tc_module")
 
     def __call__(self, *args, **kwargs):
-        return self._tc_jfn(self._tc_module, *args, **kwargs)
-
-    def forward(self, *args, **kwargs):
         return self._tc_jfn(self._tc_module, *args, **kwargs)
 
     def __reduce_ex__(self, protocol):
@@ -38,7 +35,7 @@ class ThunderModule(torch.nn.Module):
                         f"pickle or copy the original module and jit the copy.")
 
 
-_CLASSES: "weakref.WeakKeyDictionary[type, type]" = weakref.WeakKeyDictionary()
+_CLASSES: dict = {}  # model class -> its jitted subclass (made once; it refers to its base, like any subclass)
 
 
 def _class_for(cls: type) -> type:

@@ -35,8 +35,7 @@ def annotate(e: BaseException, what: str) -> None:
     program's own (an error raised by thunder_core or by a native call made while tracing)."""
     frames = traceback.extract_tb(e.__traceback__)
     traced = [f for f in frames if not _ours(f.filename)]
-    if not traced or not frames or frames[-1] is traced[-1] and not _ours(frames[-1].filename) \
-            and is_user_file(frames[-1].filename):
+    if not traced or is_user_file(frames[-1].filename):
         return  # raised by the user's own code: CPython's exception as it is
     inner = traced[-1]
     user = next((f for f in traced if is_user_file(f.filename)), None)

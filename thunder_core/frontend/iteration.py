@@ -35,9 +35,7 @@ FunctionType = type(lambda: 0)
 _DictViews = (type({}.keys()), type({}.values()), type({}.items()))
 _ODictViews = (type(collections.OrderedDict().keys()), type(collections.OrderedDict().values()),
                type(collections.OrderedDict().items()))
-VIEW_KINDS = {}
-for _t, _k in zip(_DictViews + _ODictViews, ("keys", "values", "items") * 2):
-    VIEW_KINDS[_t] = _k
+VIEW_KINDS = dict(zip(_DictViews + _ODictViews, ("keys", "values", "items") * 2))  # view type -> what it yields
 
 
 class Entering:
@@ -185,12 +183,16 @@ def _iterables(I, args):
     return tuple(iterable(I, a) for a in args)
 
 
-def _enumerate(I, args, kwargs):
-    if args:
-        args = (iterable(I, args[0]), *args[1:])
-    elif "iterable" in kwargs:
-        kwargs = {**kwargs, "iterable": iterable(I, kwargs["iterable"])}
-    return enumerate(*args, **kwargs)
+def _iterates_first(fn, keyword=None):
+    """The lookaside of a C function whose first argument is an iterable it consumes (``sum``,
+    ``itertools.islice``, ``enumerate``, which also takes it by the name ``keyword``)."""
+    def lookaside(I, args, kwargs):
+        if args:
+            args = (iterable(I, args[0]), *args[1:])
+        elif keyword in kwargs:
+            kwargs = {**kwargs, keyword: iterable(I, kwargs[keyword])}
+        return fn(*args, **kwargs)
+    return lookaside
 
 
 def _zip(I, args, kwargs):
@@ -226,12 +228,6 @@ def _with_key(fn, varargs):
             args = (iterable(I, args[0]), *args[1:]) if args else args
         return fn(*args, **kwargs)
     return lookaside
-
-
-def _sum(I, args, kwargs):
-    if args:
-        args = (iterable(I, args[0]), *args[1:])
-    return sum(*args, **kwargs)
 
 
 def _iter(I, args, kwargs):
@@ -348,12 +344,6 @@ def _chain_from(I, args, kwargs):
     return itertools.chain.from_iterable(map(lambda x: iterable(I, x), iterable(I, args[0])))
 
 
-def _islice(I, args, kwargs):
-    if args:
-        args = (iterable(I, args[0]), *args[1:])
-    return itertools.islice(*args, **kwargs)
-
-
 def _starmap(I, args, kwargs):
     if len(args) != 2 or kwargs:
         return itertools.starmap(*args, **kwargs)
@@ -363,12 +353,12 @@ def _starmap(I, args, kwargs):
 _OURS = frozenset({Entering, Interpreted, SequenceItems})  # iterators of this module: never interpreted
 
 LOOKASIDES = {
-    iter: _iter, next: _next, enumerate: _enumerate, zip: _zip, map: _map, filter: _filter,
-    reversed: _reversed, sum: _sum, getattr: _getattr,
+    iter: _iter, next: _next, enumerate: _iterates_first(enumerate, "iterable"), zip: _zip, map: _map,
+    filter: _filter, reversed: _reversed, sum: _iterates_first(sum), getattr: _getattr,
     list: _first_iterable(list), tuple: _first_iterable(tuple), set: _first_iterable(set),
     frozenset: _first_iterable(frozenset), any: _first_iterable(any), all: _first_iterable(all),
     sorted: _with_key(sorted, False), min: _with_key(min, True), max: _with_key(max, True),
     dict: _dict(dict), collections.OrderedDict: _dict(collections.OrderedDict),
     functools.reduce: _reduce, itertools.chain: _chain, itertools.chain.from_iterable: _chain_from,
-    itertools.islice: _islice, itertools.starmap: _starmap,
+    itertools.islice: _iterates_first(itertools.islice), itertools.starmap: _starmap,
 }

@@ -19,6 +19,7 @@ module decides what such a call means for the event log and for provenance:
 
 from __future__ import annotations
 
+import collections
 import functools
 import itertools
 import sys
@@ -34,6 +35,8 @@ SCALARS = frozenset({int, float, bool, str, bytes, complex, type(None), type(...
 # Callables whose objects are not data: reading them is an event, but they need no provenance entry.
 NOT_DATA = frozenset({types.MethodType, types.BuiltinMethodType, types.MethodWrapperType})
 _TYPE_SUBCLASS = 1 << 31  # Py_TPFLAGS_TYPE_SUBCLASS: instances are classes
+#: the dicts nn.Module resolves its attributes through (names only: the interpreter is torch-free)
+MODULE_TABLES = ("_parameters", "_buffers", "_modules")
 _FRESH_REFS = 3  # references to a new object while `after` looks at it (see there)
 
 
@@ -104,7 +107,6 @@ def after(I, fn, args, kwargs, r, taken):
     return r
 
 
-
 def taken(I, fn, args):
     """Before ``L.pop(i)`` / ``d.pop(k)`` / ``d.setdefault(k, v)`` on an outside builtin
     container: guard what the result depends on (``k in d``, read before the call) and
@@ -112,11 +114,12 @@ def taken(I, fn, args):
     the result is the given default. None when not such a call."""
     recv = fn.__self__
     e = I.outside.get(id(recv))
-    if e is None or type(recv) not in (list, dict) and not isinstance(recv, dict) or type(recv).__flags__ & HEAPTYPE \
-            and lookup(type(recv), fn.__name__) is not getattr(dict if isinstance(recv, dict) else list, fn.__name__):
-        return None
+    t = type(recv)
+    base = dict if isinstance(recv, dict) else list if t is list else None
+    if e is None or base is None or t.__flags__ & HEAPTYPE and lookup(t, fn.__name__) is not getattr(base, fn.__name__):
+        return None  # not outside, or not the builtin method (a subclass overriding it)
     inst = I._current_inst()
-    if isinstance(recv, list):
+    if base is list:
         if fn.__name__ != "pop" or len(args) > 1 or args and type(args[0]) is not int:
             return None
         i = args[0] if args else -1
@@ -148,7 +151,7 @@ def find_path(I, x):
     state ``__reduce_ex__`` returns) is found again on later calls."""
     index, outside = I._index, I.outside
     if I._indexed < len(outside):
-        for obj, prov in itertools.islice(list(outside.values()), I._indexed, None):
+        for obj, prov in itertools.islice(outside.values(), I._indexed, None):  # (indexing adds no entries)
             _index_items(index, obj, prov)
         I._indexed = len(outside)
     hit = index.get(id(x))
@@ -164,7 +167,6 @@ def find_path(I, x):
     return hit[1:] if now is x else None
 
 
-
 _MUTATORS = {
     list: {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
            "__setitem__", "__delitem__", "__iadd__", "__imul__"},
@@ -173,6 +175,8 @@ _MUTATORS = {
           "difference_update", "symmetric_difference_update", "__ior__", "__iand__", "__isub__", "__ixor__"},
     bytearray: {"append", "extend", "insert", "pop", "remove", "clear", "reverse", "__setitem__",
                 "__delitem__", "__iadd__", "__imul__"},
+    collections.deque: {"append", "appendleft", "extend", "extendleft", "pop", "popleft", "rotate", "clear",
+                        "remove", "insert", "__setitem__", "__delitem__"},
 }
 _ATTR_WRITERS = frozenset({setattr, delattr})
 TAKERS = frozenset({"pop", "setdefault"})  # mutators whose result is an element of the container (or a default)
@@ -207,7 +211,7 @@ def _index_items(index, obj, prov):
         if type(d) is not dict:
             return
         pairs = [("__dict__", d), *d.items()]
-        for table in ("_parameters", "_buffers", "_modules"):  # nn.Module resolves its attributes there
+        for table in MODULE_TABLES:
             tab = d.get(table)
             if type(tab) is dict:
                 pairs += list(tab.items())
@@ -238,18 +242,16 @@ def query(obj, name, args, prov, overridable=False):
                 return None
             return Provenance(CALL, prov, (name, tuple(args)), m)
     return None
+
+
 _FRESH = frozenset({sorted, reversed, iter, len, repr, str, format, id, hash, isinstance, issubclass,
                     callable, dir, vars, list, dict, set, frozenset, tuple})
 
 
 @functools.lru_cache(maxsize=512)
 def _is_mutator(t, name):
-    import collections
-
-    extra = {collections.deque: {"append", "appendleft", "extend", "extendleft", "pop", "popleft",
-                                 "rotate", "clear", "remove", "insert", "__setitem__", "__delitem__"}}
     for base in t.__mro__:
-        names = _MUTATORS.get(base) or extra.get(base)
+        names = _MUTATORS.get(base)
         if names is not None:
             return name in names
     return False

@@ -19,6 +19,7 @@ import types
 import torch
 
 from ..frontend import events as ev
+from ..frontend.native import MODULE_TABLES
 from ..ir.codegen import compile_function
 from .prologue import NotRefetchable, _Builder
 from .rebuild import NotRebuildable, Rebuilder, is_plain
@@ -48,41 +49,41 @@ class UndoLog:
     def snapshot(self, obj):
         if id(obj) in self.saved:
             return
-        parts = []
+        parts = []  # (how to restore, what, the saved state)
         if isinstance(obj, types.CellType):
             try:
-                parts.append(("cell", obj.cell_contents))
+                parts.append(("cell", obj, obj.cell_contents))
             except ValueError:
-                parts.append(("cell", _MISSING))
+                parts.append(("cell", obj, _MISSING))
         elif isinstance(obj, type):
-            parts.append(("class", dict(obj.__dict__)))
+            parts.append(("class", obj, dict(obj.__dict__)))
         else:
             if isinstance(obj, collections.OrderedDict):
-                parts.append(("odict", list(collections.OrderedDict.items(obj))))
+                parts.append(("odict", obj, list(collections.OrderedDict.items(obj))))
             elif isinstance(obj, dict):
-                parts.append(("dict", list(dict.items(obj))))
+                parts.append(("dict", obj, list(dict.items(obj))))
             elif isinstance(obj, (list, bytearray)):
-                parts.append(("list", list.copy(obj) if isinstance(obj, list) else bytes(obj)))
+                parts.append(("list", obj, list.copy(obj) if isinstance(obj, list) else bytes(obj)))
             elif isinstance(obj, collections.deque):
-                parts.append(("deque", list(obj)))
+                parts.append(("deque", obj, list(obj)))
             elif isinstance(obj, set):
-                parts.append(("set", set.copy(obj)))
+                parts.append(("set", obj, set.copy(obj)))
             d = _instance_dict(obj)
             if d is not None:
-                parts.append(("attrs", (d, dict(d))))
+                parts.append(("dict", d, list(d.items())))
                 if isinstance(obj, torch.nn.Module):  # its tables are dicts changed in place
-                    for table in ("_parameters", "_buffers", "_modules"):
+                    for table in MODULE_TABLES:
                         t = d.get(table)
                         if type(t) is dict:
-                            parts.append(("table", (t, dict(t))))
+                            parts.append(("dict", t, list(t.items())))
         self.saved[id(obj)] = (obj, parts)
         self.order.append(id(obj))
 
     def restore(self):
         for key in reversed(self.order):
-            obj, parts = self.saved[key]
-            for kind, state in parts:
-                _RESTORE[kind](obj, state)
+            _, parts = self.saved[key]
+            for kind, target, state in parts:
+                _RESTORE[kind](target, state)
         self.saved.clear()
         self.order.clear()
 
@@ -139,15 +140,8 @@ def _restore_set(obj, items):
     set.update(obj, items)
 
 
-def _restore_attrs(obj, state):
-    d, saved = state
-    dict.clear(d)
-    dict.update(d, saved)
-
-
 _RESTORE = {"cell": _restore_cell, "class": _restore_class, "dict": _restore_dict, "odict": _restore_odict,
-            "list": _restore_list, "deque": _restore_deque, "set": _restore_set, "attrs": _restore_attrs,
-            "table": lambda obj, state: _restore_attrs(obj, state)}
+            "list": _restore_list, "deque": _restore_deque, "set": _restore_set}
 
 
 def build_epilogue(cap, args, kwargs, output):

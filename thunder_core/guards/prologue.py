@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import torch
 
 from .record import BOUND, EQUALS, IDENTITY, LENGTH, NO_HOOKS, SAME_AS, TENSOR, TYPE, VALUES, Capture
+from ..frontend.native import MODULE_TABLES
 from ..frontend.provenance import ARG, ATTR, BUILTIN, CALL, CELL, GLOBAL, ITEM, ITER, KWARG, MODULE
 from ..ir.codegen import compile_function
 
@@ -57,6 +58,14 @@ class _Builder:
             self.consts[name] = value
         return name
 
+    def literal(self, v) -> str:
+        """Source for the scalar ``v``: its repr where that reads back as ``v`` (None, ints,
+        strings, finite floats), else a constant of the generated function (inf, nan, a dtype)."""
+        t = type(v)
+        if v is None or t in (int, bool, str, bytes) or t in (float, complex) and v == v and abs(v) != math.inf:
+            return repr(v)
+        return self.const(v, "V")
+
     def fetch(self, prov) -> str:
         """A local variable holding the value at ``prov`` (emitting the fetch once)."""
         var = self.exprs.get(prov)
@@ -88,9 +97,7 @@ class _Builder:
         elif k == CALL and type(prov.key) is tuple:  # a query of a builtin container: d.get("k")
             parent = self.fetch(prov.parent)
             name, args = prov.key
-            lits = "".join(", " + (repr(a) if type(a) is not float or math.isfinite(a) else self.const(a, "V"))
-                           for a in args)
-            expr = f"{self.const(prov.ref, 'Q')}({parent}{lits})"
+            expr = f"{self.const(prov.ref, 'Q')}({parent}{''.join(', ' + self.literal(a) for a in args)})"
             value = prov.ref(self.values[prov.parent], *args)
         elif k == ITER:
             expr, value = f"{self.listed(prov.parent)}[{prov.key}]", list(self.values[prov.parent])[prov.key]
@@ -123,7 +130,7 @@ class _Builder:
     @staticmethod
     def _attr(parent, pv, name):
         if isinstance(pv, torch.nn.Module) and name not in pv.__dict__ and not hasattr(type(pv), name):
-            for table in ("_parameters", "_buffers", "_modules"):
+            for table in MODULE_TABLES:
                 d = pv.__dict__.get(table)
                 if d is not None and name in d:
                     return f"{parent}.{table}[{name!r}]", d[name]
@@ -203,9 +210,7 @@ def _emit_check(b: _Builder, var: str, g):
         if isinstance(v, float) and v != v:  # NaN equals nothing: check it is NaN again
             b.check(f"type({var}) is not {t} or {var} == {var}", g.describe())
         else:
-            lit = repr(v) if type(v) in (int, str, bool) or (type(v) is float and abs(v) != float("inf")) \
-                or v is None else b.const(v, "V")
-            b.check(f"type({var}) is not {t} or {var} != {lit}", g.describe())
+            b.check(f"type({var}) is not {t} or {var} != {b.literal(v)}", g.describe())
     elif k == IDENTITY:
         b.check(f"{var} is not {b.const(v, 'O')}", g.describe())
     elif k == TYPE:

@@ -37,7 +37,7 @@ import torch.utils._pytree as pytree
 from ..ir import Proxy
 from .prologue import NotRefetchable, _Builder
 
-_LITERALS = (int, bool, str, bytes, type(None))
+_SCALARS = (int, bool, str, bytes, float, complex, type(None))
 _CONSTANTS = (type, types.FunctionType, types.BuiltinFunctionType, types.ModuleType, types.MethodType,
               types.BuiltinMethodType, torch.dtype, torch.device, torch.layout, torch.memory_format,
               type(...), type(NotImplemented), range, slice, frozenset, copyreg.__newobj__.__class__,
@@ -104,10 +104,8 @@ class Rebuilder:
         if isinstance(v, Proxy):
             return self.result(v)
         t = type(v)
-        if t in _LITERALS:
-            return repr(v)
-        if t is float or t is complex:
-            return repr(v) if v == v and abs(v) != float("inf") else self.b.const(v, "V")
+        if t in _SCALARS:
+            return self.b.literal(v)
         if isinstance(v, _CONSTANTS) or isinstance(v, torch.Tensor):
             return self.b.const(v, "K")
         var = self._memo.get(id(v))

@@ -29,7 +29,7 @@ from __future__ import annotations
 import functools
 import keyword
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from types import MappingProxyType
 from typing import Any, Callable
 
@@ -135,9 +135,7 @@ class TensorProxy(Proxy):
 
     def replace(self, **changes) -> TensorProxy:
         """A copy with ``changes`` (``dataclasses.replace``, which would build ``__class__``)."""
-        fields = {f: getattr(self, f) for f in ("name", "shape", "dtype", "device", "requires_grad", "python_type")}
-        fields.update(changes)
-        return TensorProxy(**fields)
+        return TensorProxy(**{**{f.name: getattr(self, f.name) for f in fields(self)}, **changes})
 
     def __post_init__(self):
         _check_name(self.name, "TensorProxy")

@@ -260,13 +260,13 @@ def unpack_sequence(I, f, inst):
 def unpack_ex(I, f, inst):
     s = f.stack
     seq = s.pop()
-    u = unpacker(inst.arg & 0xFF, inst.arg >> 8)
+    before, after = inst.arg & 0xFF, inst.arg >> 8
+    u = unpacker(before, after)
     if type(seq) in (tuple, list) and id(seq) in I.outside:
-        items = u(seq)
-        before = inst.arg & 0xFF
-        n = len(seq)
-        entered = entered_items(I, inst, seq)  # every item, by index: the starred part is a new list
-        items = (*entered[:before], entered[before:n - (inst.arg >> 8)], *entered[n - (inst.arg >> 8):])
+        u(seq)  # CPython's error when there are too few items
+        entered = entered_items(I, inst, seq)  # every item by its index; the starred part is a new list
+        stop = len(seq) - after
+        items = (*entered[:before], entered[before:stop], *entered[stop:])
     else:
         items = u(_iterated(I, seq))
     s.extend(reversed(items))

@@ -298,14 +298,12 @@ def read_attr(I, inst, o, name):
     return v
 
 
-_getattr = read_attr
-
 
 if PY >= (3, 12):
     @op("LOAD_ATTR")
     def load_attr(I, f, inst):
         s = f.stack
-        v = _getattr(I, inst, s[-1], inst.argval)
+        v = read_attr(I, inst, s[-1], inst.argval)
         if inst.arg & 1:  # method form: [NULL, bound] (3.12) / [bound, NULL] (3.13)
             if _M13:
                 s[-1] = v
@@ -319,12 +317,12 @@ else:
     @op("LOAD_ATTR")
     def load_attr(I, f, inst):
         s = f.stack
-        s[-1] = _getattr(I, inst, s[-1], inst.argval)
+        s[-1] = read_attr(I, inst, s[-1], inst.argval)
 
     @op("LOAD_METHOD")
     def load_method(I, f, inst):
         s = f.stack
-        v = _getattr(I, inst, s[-1], inst.argval)
+        v = read_attr(I, inst, s[-1], inst.argval)
         s[-1] = NULL
         s.append(v)
 
