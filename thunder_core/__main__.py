@@ -22,14 +22,16 @@ def _doctor(args) -> int:
 def _calibrate(args) -> int:
     from .calibrate import main
 
-    return main()
+    return main(["--device", args.device])
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m thunder_core")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("demo", help="run the demo").set_defaults(run=_demo)
-    sub.add_parser("calibrate", help="measure this machine for the cost model").set_defaults(run=_calibrate)
+    cal = sub.add_parser("calibrate", help="measure this machine for the cost model")
+    cal.add_argument("--device", default="cpu", help="the device to measure: cpu (default) or cuda")
+    cal.set_defaults(run=_calibrate)
     sub.add_parser("doctor", help="list installed plugins and whether they can run here").set_defaults(run=_doctor)
     ns = parser.parse_args(argv)
     return ns.run(ns)

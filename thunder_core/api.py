@@ -11,6 +11,9 @@ from dataclasses import dataclass
 import torch
 
 from .capture import Capture, capture
+from .execution.cost import CostModel
+from .execution.partition import partition
+from .execution.profiles import profile_for_device
 from .guards.prologue import MISS, Prologue, build_prologue
 from .ir import Trace
 from .module import ThunderModule, jit_module
@@ -102,7 +105,6 @@ class JittedFunction:
         cap = capture(self._target, args, kwargs, arg_names=self.arg_names, record_opaque_calls=self._record_opaque,
                       what=self.__qualname__)
         run_checkers(cap, self._sharp_levels)
-        from .execution.partition import partition
         from .guards.epilogue import build_epilogue
 
         epilogue, epilogue_source, results = build_epilogue(cap, args, kwargs, cap.trace.output)
@@ -161,33 +163,65 @@ class JittedFunction:
         """(computation callable, [traces made on the way..., execution trace], backward traces or
         None, {symbol id: executor}, explanation). A trace with outputs that require grad is split
         into a forward and a backward, each claimed by the executors, run as one autograd node."""
-        from .execution.partition import partition
-        from .transforms import autograd
+        lowered = lower(trace, self._executors, CostModel(_target_of(trace)))
+        if lowered.forward is None:
+            return lowered.computation, [lowered.trace], None, lowered.owner, lowered.explanation
+        from .execution.autograd_runtime import AutogradRunner
 
-        reason = None
-        if torch.is_grad_enabled() and autograd.needs_grad(trace):
-            s = autograd.split(trace, fusing=any(ex.claim is not None for ex in self._executors))
-            if isinstance(s, str):
-                reason = s
-            else:
-                from .execution.autograd_runtime import AutogradRunner
+        s, fwd, bwd = lowered.split, lowered.forward, lowered.backward
 
-                fwd, impls, owner, fexp = partition(s.forward, self._executors)
-                bwd, bimpls, bowner, bexp = partition(s.backward, self._executors)
-                fwd.name, bwd.name = "forward", "backward"
+        def joint():  # the unsplit trace under PyTorch's autograd, for double backward
+            p = partition(trace, self._executors, CostModel(_target_of(trace)))
+            return p.trace.python_callable(p.impls)
 
-                def joint():  # the unsplit trace under PyTorch's autograd, for double backward
-                    t, i, _, _ = partition(trace, self._executors)
-                    return t.python_callable(i)
+        runner = AutogradRunner(fwd.trace.python_callable(fwd.impls), bwd.trace.python_callable(bwd.impls, boxed=True),
+                                s, joint)
+        return (runner, [s.joint, s.forward, fwd.trace], [s.backward, bwd.trace], lowered.owner, lowered.explanation)
 
-                runner = AutogradRunner(fwd.python_callable(impls), bwd.python_callable(bimpls, boxed=True), s, joint)
-                return (runner, [s.joint, s.forward, fwd], [s.backward, bwd], {**owner, **bowner},
-                        _Explained(fexp, bexp, None))
-        exec_trace, impls, owner, explanation = partition(trace, self._executors)
-        exec_trace.name = "computation"
-        if reason is not None:
-            explanation = _Explained(explanation, None, reason)
-        return exec_trace.python_callable(impls), [exec_trace], None, owner, explanation
+
+@dataclass
+class Lowered:
+    """A trace partitioned among executors: unsplit (``trace``/``computation``), or split for
+    autograd (``split``, and the forward and backward Partitions)."""
+    explanation: object
+    owner: dict
+    trace: Trace | None = None
+    computation: object = None
+    split: object = None
+    forward: object = None
+    backward: object = None
+    partitions: tuple = ()
+
+
+def lower(trace, executors, model, *, compile: bool = True) -> Lowered:
+    """Partition ``trace`` (split into forward and backward first when its outputs need
+    gradients and grad mode is on). ``compile=False`` (tc.plan) lowers nothing."""
+    from .transforms import autograd
+
+    reason = None
+    if torch.is_grad_enabled() and autograd.needs_grad(trace):
+        s = autograd.split(trace, fusing=any(ex.fuses for ex in executors))
+        if isinstance(s, str):
+            reason = s
+        else:
+            fwd = partition(s.forward, executors, model, lower=compile)
+            bwd = partition(s.backward, executors, model, lower=compile)
+            fwd.trace.name, bwd.trace.name = "forward", "backward"
+            return Lowered(_Explained(fwd.explanation, bwd.explanation, None), {**fwd.owner, **bwd.owner},
+                           split=s, forward=fwd, backward=bwd, partitions=(fwd, bwd))
+    p = partition(trace, executors, model, lower=compile)
+    p.trace.name = "computation"
+    explanation = p.explanation if reason is None else _Explained(p.explanation, None, reason)
+    return Lowered(explanation, p.owner, p.trace, p.trace.python_callable(p.impls) if compile else None,
+                   partitions=(p,))
+
+
+def _target_of(trace):
+    """The device profile a trace runs on: that of its first tensor input's device."""
+    from .ir import TensorProxy
+
+    dev = next((a.device for a in trace.args if isinstance(a, TensorProxy)), None)
+    return profile_for_device(dev)
 
 
 @dataclass
@@ -259,9 +293,10 @@ def _resolve_executors(spec):
         spec = [name.strip() for name in os.environ["THUNDER_CORE_EXECUTORS"].split(",") if name.strip()]
     if spec is None:
         chosen = [ex for ex in installed.values() if ex.unavailable() is None]
-        chosen.sort(key=lambda ex: ex.name == "torch")  # the per-op fallback last
+        chosen.sort(key=lambda ex: ex.fallback)  # per-op fallbacks last: ties go to the others
         if not chosen:
-            raise RuntimeError("No executor is installed: pip install thunder-executor-torch (executors/torch).")
+            raise RuntimeError("No executor is installed: install one, e.g. pip install thunder-executor-torch "
+                               "(executors/torch in a checkout); python -m thunder_core doctor lists what is found.")
         return chosen
     out = []
     for item in spec:

@@ -2,10 +2,14 @@
 
 Measures memory bandwidth (a large copy), the matmul FLOP rate, the fixed cost of a kernel
 launch, each available executor's per-op overhead and each region executor's per-region
-overhead (a tiny region lowered through the executor's own claim), and stores them in a per-user cache
-file (``$XDG_CACHE_HOME/thunder_core/machine.json``, default ``~/.cache/...``) that later
-runs read (``execution.cost.load``). Without it the cost model uses defaults for a generic
-CPU. A tool on top of the core (it jits probes), not part of the execution layer.
+overhead (a tiny region lowered through the executor's own claim), and stores them in a
+per-user cache file (``$XDG_CACHE_HOME/thunder_core/machine.json``, default ``~/.cache/...``)
+under the device's profile name (``"cpu"``; on a GPU its profile, e.g. ``"h100"``), which
+``execution.profiles.profile`` applies over the built-in figures. A tool on top of the core
+(it jits probes), not part of the execution layer.
+
+``--device cuda`` measures the current GPU (not run on this project's machines, which have
+none: unverified).
 """
 
 from __future__ import annotations
@@ -16,27 +20,32 @@ import time
 
 import torch
 
-from .execution.cost import cache_file
+from .execution.profiles import cache_file, load_calibration, profile_for_device
 
 
-def _median_s(fn, reps=15):
+def _median_s(fn, reps=15, sync=lambda: None):
     fn()
+    sync()
     ts = []
     for _ in range(reps):
         t = time.perf_counter()
         fn()
+        sync()
         ts.append(time.perf_counter() - t)
     return statistics.median(ts)
 
 
-def measure(executors=None) -> dict:
-    src, dst = torch.empty(16 * 2**20), torch.empty(16 * 2**20)  # 64 MiB each
-    copy_s = _median_s(lambda: dst.copy_(src))
-    n = 1024
-    a, b = torch.randn(n, n), torch.randn(n, n)
-    mm_s = _median_s(lambda: torch.mm(a, b))
-    tiny = torch.ones(8)
-    launch_s = _median_s(lambda: [torch.add(tiny, tiny) for _ in range(1000)]) / 1000
+def measure(executors=None, device="cpu") -> dict:
+    device = torch.device(device)
+    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
+    big = 16 * 2**20 if device.type == "cpu" else 256 * 2**20  # floats: 64 MiB on a CPU, 1 GiB on a GPU
+    src, dst = torch.empty(big, device=device), torch.empty(big, device=device)
+    copy_s = _median_s(lambda: dst.copy_(src), sync=sync)
+    n = 1024 if device.type == "cpu" else 8192
+    a, b = torch.randn(n, n, device=device), torch.randn(n, n, device=device)
+    mm_s = _median_s(lambda: torch.mm(a, b), sync=sync)
+    tiny = torch.ones(8, device=device)
+    launch_s = _median_s(lambda: [torch.add(tiny, tiny) for _ in range(1000)], sync=sync) / 1000
     out = {"bandwidth_gbs": 2 * src.numel() * 4 / copy_s / 1e9, "flops_g": 2 * n**3 / mm_s / 1e9,
            "launch_us": launch_s * 1e6, "dispatch_us": {}, "torch": torch.__version__,
            "threads": torch.get_num_threads()}
@@ -60,7 +69,7 @@ def _executor_overhead_us(ex, tiny, launch_us) -> float:
 
     fn = jit(lambda x: x + x, executors=[ex])
     per_call = _median_s(lambda: [fn(tiny) for _ in range(200)]) / 200 * 1e6
-    base = jit(lambda x: x, executors=["torch"])
+    base = jit(lambda x: x, executors=[ex])  # no op: the call's own overhead
     empty = _median_s(lambda: [base(tiny) for _ in range(200)]) / 200 * 1e6
     return max(per_call - empty - launch_us, 0.1)
 
@@ -68,34 +77,36 @@ def _executor_overhead_us(ex, tiny, launch_us) -> float:
 def _region_overhead_us(ex, tiny, launch_us) -> float | None:
     """Per-call time of a tiny region fused by region executor ``ex`` (lowered through its own
     claim) minus one kernel launch; None if it claims nothing in the probe."""
-    from .api import jit, last_traces
-    from .execution.claims import region_boundary
+    from .capture import capture
+    from .execution.claims import ClaimContext
     from .execution.cost import CostModel
     from .execution.partition import last_use_of
     from .ir import TensorProxy, flat_proxies
 
-    probe = jit(lambda x: ((x * 2 + 1).sin() * x).tanh(), executors=["torch"])
-    probe(tiny)
-    trace = last_traces(probe)[0]
+    trace = capture(lambda x: ((x * 2 + 1).sin() * x).tanh(), (tiny,), {}).trace
     bsyms = trace.bound_symbols
     last_use = last_use_of(bsyms, flat_proxies(trace.output))
-    claims = list(ex.claim(bsyms, CostModel(), last_use))
+    ctx = ClaimContext(ex, bsyms, last_use, CostModel(profile_for_device(tiny.device)), [])
+    claims = list(ex.claim(bsyms, ctx))
     if not claims:
         return None
     c = max(claims, key=lambda c: c.end - c.start)
-    region = bsyms[c.start:c.end]
-    inputs, outputs = region_boundary(region, c.end, last_use)
-    _, fn = c.lower(region, inputs, outputs)
-    args = [tiny if isinstance(p, TensorProxy) else p.value for p in inputs]
+    region = ctx.region(c.start, c.end)
+    fn = c.lower(region)
+    args = [tiny if isinstance(p, TensorProxy) else p.value for p in region.inputs]
     per_call = _median_s(lambda: [fn(*args) for _ in range(200)]) / 200 * 1e6
     return max(per_call - launch_us, 0.1)
 
 
-def main() -> int:
-    result = measure()
+def main(argv=()) -> int:
+    argv = list(argv)
+    device = argv[argv.index("--device") + 1] if "--device" in argv else "cpu"
+    result = measure(device=device)
+    name = profile_for_device(device).name
     path = cache_file()
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(result, indent=1))
+    path.write_text(json.dumps({"profiles": {**load_calibration(), name: result}}, indent=1))
+    print(f"device profile {name!r}:")
     print(f"memory bandwidth {result['bandwidth_gbs']:.1f} GB/s, matmul {result['flops_g']:.1f} GFLOP/s, "
           f"kernel launch {result['launch_us']:.2f} us")
     for name, us in result["dispatch_us"].items():

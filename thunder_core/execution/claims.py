@@ -1,30 +1,170 @@
 """Claims: an executor's offer to run part of a trace, at an estimated cost.
 
-A :class:`Claim` covers a contiguous range ``[start, end)`` of a trace's top-level bound
-symbols (a contiguous range of a topologically ordered trace is convex: no path can leave
-it and come back, so fusing it cannot create a cycle). ``lower(bsyms, inputs, outputs)``
-returns the ``(symbol, implementation)`` that runs the region as one call: ``inputs`` are
-the proxies the region reads from outside, ``outputs`` those used after it; helpers below
-build a region symbol (``region_symbol``) and a runnable function (``region_callable``).
+The partitioner hands a region executor's :class:`ClaimFn` a list of bound symbols (the top
+level of a trace, or one symbol's decomposition) and a :class:`ClaimContext`; the executor
+returns :class:`Claim` objects, each covering a contiguous range ``[start, end)`` of the
+list. A contiguous range of a topologically ordered list is convex (no path can leave it and
+come back), so running it as one call cannot create a cycle. When a claim wins, the
+partitioner calls ``claim.lower(region)`` with the :class:`Region` (its bound symbols, the
+proxies it reads from outside, the proxies used after it) and puts one bound symbol in the
+execution trace that calls what ``lower`` returned: ``fn(*region.inputs) ->
+tuple(region.outputs)``.
 
-Every executor with an implementation table also claims each symbol it implements, alone
-(``Executor.dispatch_us`` per op); region claims come from ``Executor.claim``.
+Every executor with an implementation table also claims each symbol it implements alone;
+its checkers (``Executor.checkers``/``check``) can decline single symbols, and are
+consulted for every symbol of a region claim as well.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterable, Protocol, Sequence
+
+#: ``checker(bound_symbol) -> None | reason``: None accepts the call, a string declines it
+#: and says why (``"float64 is not supported"``); tc.explain shows the reason.
+Checker = Callable[[object], "str | None"]
+
+
+@dataclass(frozen=True)
+class Region:
+    """A contiguous run of bound symbols as one unit.
+
+    :param bsyms: the bound symbols, in trace order.
+    :param inputs: proxies read by the region but defined before it (first-use order): the
+        positional arguments of the lowered callable.
+    :param outputs: proxies defined in the region and used after it: what the callable returns
+        (a tuple, in this order).
+    :param name: the region's name in the execution trace (set when it is emitted).
+    """
+
+    bsyms: tuple
+    inputs: tuple
+    outputs: tuple
+    name: str = ""
 
 
 @dataclass(frozen=True)
 class Claim:
+    """An executor's offer for ``bsyms[start:end]`` of the list its ClaimFn was given.
+
+    :param executor: the claiming executor's name.
+    :param cost_us: the estimated time of running the region as one call (µs), overheads
+        included; compared with every other way to cover the same symbols.
+    :param lower: ``lower(region: Region) -> callable`` taking ``region.inputs`` positionally
+        and returning the tuple of ``region.outputs``; called only if the claim wins (and not
+        at all by ``tc.plan``).
+    :param note: a few words shown by ``tc.explain`` (``"5 fused symbols"``).
+    """
+
     executor: str
     start: int
     end: int
     cost_us: float
-    lower: Callable | None = None   # region claims: lower(bsyms, inputs, outputs) -> (Symbol, impl)
+    lower: Callable[[Region], Callable] | None = None
     note: str = ""
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """Something an executor produced ahead of time for a region (``tc.plan``).
+
+    :param kind: ``"ptx"``, ``"cubin"``, ``"cudnn-graph"``, ``"nvfuser-fusion"``, ``"source"``...
+    :param content: the artifact (text or bytes).
+    :param note: a few words (target architecture, what was validated).
+    """
+
+    kind: str
+    content: str | bytes
+    note: str = ""
+
+
+@dataclass
+class Declined:
+    """A claim an executor's checker turned down: where, and why."""
+
+    executor: str
+    where: str
+    reason: str
+
+
+class ClaimContext:
+    """What a :class:`ClaimFn` gets besides the bound symbols: the cost model on the target
+    device, the executor's own overhead there, region boundaries, and its checkers.
+
+    :ivar model: the :class:`~thunder_core.execution.cost.CostModel` (``model.profile`` is the
+        target :class:`~thunder_core.execution.profiles.DeviceProfile`).
+    :ivar dispatch_us: this executor's per-call overhead on the target.
+    """
+
+    def __init__(self, executor, bsyms: Sequence, last_use: dict, model, declined: list):
+        self.executor, self.bsyms, self.last_use, self.model = executor, bsyms, last_use, model
+        self.profile = model.profile
+        self.dispatch_us = model.dispatch(executor)
+        self._declined = declined
+        self._checked: dict = {}
+
+    def region(self, start: int, end: int) -> Region:
+        """The :class:`Region` of ``bsyms[start:end]``."""
+        inputs, outputs = region_boundary(self.bsyms[start:end], end, self.last_use)
+        return Region(tuple(self.bsyms[start:end]), tuple(inputs), tuple(outputs))
+
+    def region_us(self, region: Region) -> float:
+        """The cost model's estimate for running ``region`` fused, as one call of this
+        executor: bytes crossing its boundary, its FLOPs, one launch, the overhead."""
+        return self.model.region_us(region.bsyms, (*region.inputs, *region.outputs), self.dispatch_us)
+
+    def check(self, bsym) -> str | None:
+        """This executor's checkers on ``bsym``: None if it may run it, else the reason
+        (recorded once for tc.explain)."""
+        key = id(bsym)
+        if key in self._checked:
+            return self._checked[key]
+        reason = _decline_reason(self.executor, bsym)
+        self._checked[key] = reason
+        if reason is not None:
+            self._declined.append((key, Declined(self.executor.name, bsym.sym.id, reason)))
+        return reason
+
+    def claim(self, start: int, end: int, cost_us: float, lower, note: str = "") -> Claim:
+        """A :class:`Claim` by this executor (a shorthand for ClaimFns)."""
+        return Claim(self.executor.name, start, end, cost_us, lower, note)
+
+
+class ClaimFn(Protocol):
+    """``claim(bsyms, ctx) -> iterable of Claim``: offer regions of ``bsyms``.
+
+    Called once per list the partitioner solves (the trace's top level, and the
+    decomposition of each symbol it considers decomposing), for the forward and for the
+    backward trace alike. Return any number of claims; overlapping ones compete. Use
+    ``ctx.check(bsym)`` to honour your checkers while growing a region (the partitioner
+    checks every symbol of a claimed region again and drops a claim covering a declined one),
+    ``ctx.region(start, end)`` for a region's boundary and ``ctx.region_us(region)`` for its
+    estimated cost.
+
+    Example (fuse every run of two or more elementwise symbols)::
+
+        def claim(bsyms, ctx):
+            i = 0
+            while i < len(bsyms):
+                j = i
+                while j < len(bsyms) and has_trait(bsyms[j], "elementwise") and ctx.check(bsyms[j]) is None:
+                    j += 1
+                if j - i >= 2:
+                    region = ctx.region(i, j)
+                    yield ctx.claim(i, j, ctx.region_us(region), lower, f"{j - i} fused symbols")
+                i = max(j, i + 1)
+    """
+
+    def __call__(self, bsyms: Sequence, ctx: ClaimContext) -> Iterable[Claim]: ...
+
+
+def _decline_reason(executor, bsym) -> str | None:
+    if executor.check is not None:
+        reason = executor.check(bsym)
+        if reason is not None:
+            return reason
+    checker = executor.checkers().get(bsym.sym.id)
+    return checker(bsym) if checker is not None else None
 
 
 def region_boundary(bsyms, end: int, last_use: dict):
@@ -43,10 +183,13 @@ def region_boundary(bsyms, end: int, last_use: dict):
     return inputs, outputs
 
 
-def region_symbol(executor: str, bsyms, inputs, outputs):
-    """A symbol standing for a fused region. Its decomposition replays the region's bound
-    symbols on new inputs (so traces print, verify and re-trace like any other symbol)."""
-    from ..ir import Proxy, Symbol
+def region_symbol(executor: str, name: str, region: Region):
+    """The symbol standing for a fused region in an execution trace. Its decomposition
+    replays the region's bound symbols on new inputs (so traces print, verify and re-trace
+    like any other symbol)."""
+    from ..ir import Proxy, Symbol, flat_proxies
+
+    bsyms, inputs, outputs = region.bsyms, region.inputs, region.outputs
 
     def decomposition(*args):
         env = {id(p): a for p, a in zip(inputs, args)}
@@ -62,29 +205,49 @@ def region_symbol(executor: str, bsyms, inputs, outputs):
 
         for b in bsyms:
             out = b.sym(*sub(b.args), **sub(dict(b.kwargs)))
-            old, new = b.flat_outs, flat_outs(out)
-            env.update({id(o): n for o, n in zip(old, new)})
+            env.update({id(o): n for o, n in zip(b.flat_outs, flat_proxies(out))})
         return tuple(env[id(p)] for p in outputs)
 
-    global _REGIONS
-    _REGIONS += 1
-    name = f"{executor}_region{_REGIONS}"
     return Symbol(name, None, f"{executor}.{name}", decomposition=decomposition, tags=frozenset({"region"}))
 
 
-def flat_outs(out):
-    from ..ir import flat_proxies
-
-    return flat_proxies(out)
-
-
-def region_callable(bsyms, inputs, outputs, impls):
+def region_callable(region: Region, impls) -> Callable:
     """A Python function running the region's bound symbols with ``impls`` (symbol id ->
-    callable): ``fn(*inputs) -> tuple(outputs)``. Executors that fuse compile this."""
+    callable): ``fn(*region.inputs) -> tuple(region.outputs)``. Fusing executors compile it
+    (``torch.compile(region_callable(region, torch_impls()))``) or read its source."""
     from ..ir import Trace
 
-    t = Trace("region", args=list(inputs), bound_symbols=list(bsyms), output=tuple(outputs))
+    t = Trace("region", args=list(region.inputs), bound_symbols=list(region.bsyms), output=tuple(region.outputs))
     return t.python_callable(impls)
 
 
-_REGIONS = 0
+def region_key(region: Region):
+    """A hashable key of a region's structure and metadata, independent of proxy names:
+    equal for two regions that compute the same thing on inputs of the same shapes, dtypes,
+    devices and requires_grad (e.g. one per transformer layer). Key an executor's compile
+    cache with it so such regions compile once."""
+    from ..ir import Proxy, TensorProxy
+
+    index = {id(p): k for k, p in enumerate(region.inputs)}
+
+    def enc(x):
+        if isinstance(x, TensorProxy):
+            return ("T", index.get(id(x)), tuple(x.shape), x.dtype, x.device, x.requires_grad)
+        if isinstance(x, Proxy):
+            return ("P", index.get(id(x)))
+        if isinstance(x, (tuple, list)):
+            return (type(x).__name__, tuple(enc(y) for y in x))
+        if isinstance(x, dict):
+            return ("dict", tuple((k, enc(v)) for k, v in x.items()))
+        return ("C", repr(x))
+
+    parts = []
+    for b in region.bsyms:
+        for p in b.flat_outs:
+            index.setdefault(id(p), len(index))
+        parts.append((b.sym.id, enc(b.args), enc(dict(b.kwargs)), enc(b.output)))
+    return (tuple(parts), tuple(index[id(p)] for p in region.outputs))
+
+
+__all__ = ["Checker", "Region", "Claim", "Artifact", "Declined", "ClaimContext", "ClaimFn", "region_boundary",
+           "region_symbol", "region_callable", "region_key"]

@@ -1,48 +1,23 @@
 """The cost model: roofline-style time estimates for bound symbols and fused regions.
 
-A kernel's time is ``max(bytes moved / bandwidth, flops / flop rate) + launch overhead``;
-each executor adds its own per-op dispatch overhead (``Executor.dispatch_us``). Bytes are
-what a kernel reads and writes: for one bound symbol its tensor inputs and outputs, for a
-fused region only the tensors crossing the region's boundary (intermediates stay in
-registers/cache). FLOPs come from a table keyed by symbol id (matmul-like ops), defaulting to
-one per output element.
-
-Constants default to conservative values for a CPU; ``python -m thunder_core calibrate``
-(thunder_core/calibrate.py) measures this machine and stores them per user (``load``).
+A kernel's time is ``max(bytes moved / bandwidth, flops / flop rate) + launch overhead`` on a
+:class:`~thunder_core.execution.profiles.DeviceProfile` (bandwidth, FLOP rates per dtype,
+launch time); each executor adds its own per-call overhead on that device
+(``Executor.dispatch_us``, or what ``calibrate`` measured). Bytes are what a kernel reads and
+writes: for one bound symbol its tensor inputs and outputs, for a fused region only the
+tensors crossing the region's boundary (intermediates stay in registers/cache). FLOPs come
+from a table keyed by symbol id (matrix products, attention), defaulting to one per output
+element; symbols in that table run at the device's matrix-product rate.
 """
 
 from __future__ import annotations
 
-import json
 import math
-import os
-from dataclasses import dataclass
-from pathlib import Path
 
 from ..ir import TensorProxy
 from ..transforms.remat import VIEWS
 from ..transforms.remat import nbytes as _bytes
-
-
-def cache_file() -> Path:
-    """Where ``python -m thunder_core calibrate`` stores this machine's measurements."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "thunder_core" / "machine.json"
-
-
-def load() -> dict:
-    """The stored calibration, or {} if there is none (or it cannot be read)."""
-    try:
-        return json.loads(cache_file().read_text())
-    except (OSError, ValueError):
-        return {}
-
-
-@dataclass(frozen=True)
-class Machine:
-    bandwidth_gbs: float = 10.0      # memory bandwidth, GB/s
-    flops_g: float = 50.0            # matmul FLOP rate, GFLOP/s
-    launch_us: float = 1.0           # fixed cost of any kernel
+from .profiles import DeviceProfile, profile
 
 
 def _matmul_flops(bsym) -> float:
@@ -81,21 +56,20 @@ EXTRA_BYTES = {sid: _input_again for sid in ("ltorch.layer_norm_backward", "ltor
 
 
 class CostModel:
-    """Estimates with this machine's constants: ``machine`` if given, else the calibration
-    stored by ``python -m thunder_core calibrate``, else defaults."""
+    """Estimates on a device profile (default: this machine's ``"cpu"``, calibrated when
+    ``python -m thunder_core calibrate`` has measured it).
 
-    def __init__(self, machine: Machine | None = None):
-        if machine is None:
-            stored = load()
-            machine = Machine(**{k: stored[k] for k in ("bandwidth_gbs", "flops_g", "launch_us") if k in stored})
-            self.dispatch_us = stored.get("dispatch_us", {})
-        else:
-            self.dispatch_us = {}
-        self.machine = machine
+    :param target: a profile name (``"h100"``) or a :class:`DeviceProfile`.
+    """
+
+    def __init__(self, target: str | DeviceProfile | None = None):
+        self.profile = profile(target)
 
     def dispatch(self, executor) -> float:
-        """An executor's per-op overhead: calibrated if measured here, else its own estimate."""
-        return self.dispatch_us.get(executor.name, executor.dispatch_us)
+        """An executor's per-call overhead on this device: measured by ``calibrate`` if it
+        was, else the executor's own declaration (:meth:`Executor.overhead_us`)."""
+        measured = self.profile.dispatch_us.get(executor.name)
+        return measured if measured is not None else executor.overhead_us(self.profile)
 
     def flops(self, bsym) -> float:
         rule = FLOPS.get(bsym.sym.id)
@@ -103,23 +77,29 @@ class CostModel:
             return rule(bsym)
         return float(sum(math.prod(p.shape) for p in bsym.flat_outs if isinstance(p, TensorProxy)))
 
-    def kernel_us(self, bytes_moved: float, flops: float) -> float:
-        m = self.machine
-        return max(bytes_moved / (m.bandwidth_gbs * 1e3), flops / (m.flops_g * 1e3)) + m.launch_us
+    def compute_us(self, bsym) -> float:
+        """Time of ``bsym``'s arithmetic alone at this device's rate for its dtype."""
+        dtype = next((p.dtype for p in bsym.flat_outs if isinstance(p, TensorProxy)), None)
+        return self.flops(bsym) / self.profile.flops_per_us(dtype, bsym.sym.id in FLOPS)
+
+    def kernel_us(self, bytes_moved: float, compute_us: float) -> float:
+        """One kernel moving ``bytes_moved`` bytes and computing for ``compute_us``."""
+        p = self.profile
+        return max(bytes_moved / (p.bandwidth_gbs * 1e3), compute_us) + p.launch_us
 
     def symbol_us(self, bsym, dispatch_us: float) -> float:
         """One bound symbol run alone by an executor with this per-op overhead (a view moves
         no data: only the overhead)."""
         if bsym.sym.id in VIEWS:
-            return self.machine.launch_us + dispatch_us
+            return self.profile.launch_us + dispatch_us
         moved = sum(_bytes(p) for p in {id(p): p for p in (*bsym.flat_args, *bsym.flat_outs)
                                         if isinstance(p, TensorProxy)}.values())
         extra = EXTRA_BYTES.get(bsym.sym.id)
         if extra is not None:
             moved += extra(bsym)
-        return self.kernel_us(moved, self.flops(bsym)) + dispatch_us
+        return self.kernel_us(moved, self.compute_us(bsym)) + dispatch_us
 
     def region_us(self, bsyms, boundary, dispatch_us: float) -> float:
         """A fused region: ``boundary`` are the tensors crossing it (inputs and outputs)."""
         moved = sum(_bytes(p) for p in boundary if isinstance(p, TensorProxy))
-        return self.kernel_us(moved, sum(self.flops(b) for b in bsyms)) + dispatch_us
+        return self.kernel_us(moved, sum(self.compute_us(b) for b in bsyms)) + dispatch_us

@@ -6,16 +6,21 @@ partition that recursively (claims "at any level of a symbol's decomposition"). 
 estimated cost is minimised; on equal cost the executor named earlier in ``executors=[...]``
 wins. Linear in the number of bound symbols times claims per position.
 
-``partition`` returns the execution trace, the implementation table and an ``Explanation``
-(every position's competing claims with their costs and the winner) for ``tc.explain``.
+Executors' checkers are consulted for every single-symbol claim and every symbol of a
+region claim; declined claims are left out and recorded with their reasons.
+
+``partition`` returns a :class:`Partition`: the execution trace, the implementation table,
+which executor owns each symbol, the regions, and an :class:`Explanation` (every position's
+competing claims with their costs, the winner and the declined claims) for ``tc.explain``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from ..ir import BoundSymbol, Trace, flat_proxies
-from .claims import Claim, region_boundary  # noqa: F401 (Claim re-exported)
+from .claims import Claim, ClaimContext, Declined, Region, _decline_reason, region_boundary, region_symbol
 from .cost import CostModel
 
 
@@ -23,25 +28,85 @@ class LoweringError(RuntimeError):
     pass
 
 
+@dataclass(frozen=True)
+class Step:
+    """One way to cover ``bsyms[start:end]``: a symbol by one executor, a region claim, or
+    the symbol's decomposition partitioned on its own (``sub``)."""
+
+    kind: Literal["symbol", "region", "decomposed"]
+    start: int
+    end: int
+    cost_us: float
+    executor: object = None      # the Executor (symbol steps)
+    impl: object = None          # its implementation (symbol steps)
+    claim: Claim | None = None   # region steps
+    sub: "Solution | None" = None  # decomposed steps
+
+    @property
+    def executor_name(self) -> str:
+        return self.executor.name if self.kind == "symbol" else self.claim.executor if self.kind == "region" else "-"
+
+
+@dataclass(frozen=True)
+class Option:
+    """A step and the estimated total from its position to the end of the list."""
+
+    total_us: float
+    rank: int                    # sum of the executors' ranks: ties go to earlier executors
+    step: Step
+
+
+@dataclass
+class Solution:
+    """The cheapest cover of one list of bound symbols: ``best[i]`` is the chosen Option
+    for ``bsyms[i:]`` and ``options[i]`` every Option considered there."""
+
+    bsyms: list
+    last_use: dict
+    best: list
+    options: list
+    declined: dict               # position -> [Declined]
+
+    @property
+    def total_us(self) -> float:
+        return self.best[0].total_us if self.bsyms else 0.0
+
+
 @dataclass
 class Decision:
     where: str                   # the bound symbols covered, as printed
     winner: str                  # executor (or "decomposed")
     cost_us: float
-    candidates: list = field(default_factory=list)   # [(executor, kind, cost_us)]
+    candidates: list = field(default_factory=list)   # [(executor, kind, total_us)]
+    declined: list = field(default_factory=list)     # [Declined]
 
 
 @dataclass
 class Explanation:
     decisions: list = field(default_factory=list)
     total_us: float = 0.0
+    target: str = "cpu"
 
     def __str__(self):
-        lines = [f"estimated total: {self.total_us:.1f} us (claims show the estimated time from there to the end)"]
+        lines = [f"estimated total on {self.target}: {self.total_us:.1f} us (claims show the estimated time from "
+                 f"there to the end)"]
         for d in self.decisions:
             cands = ", ".join(f"{ex} {kind} {c:.1f}us" for ex, kind, c in d.candidates)
             lines.append(f"  {d.where}\n    -> {d.winner} ({d.cost_us:.1f} us itself); claims: {cands}")
+            for x in d.declined:
+                lines.append(f"    declined: {x.executor} ({x.where}): {x.reason}")
         return "\n".join(lines)
+
+
+@dataclass
+class Partition:
+    """What :func:`partition` returns."""
+
+    trace: Trace                 # the execution trace
+    impls: dict                  # symbol id -> callable (empty for regions when not lowered)
+    owner: dict                  # symbol id -> executor name
+    regions: dict                # region symbol id -> (executor name, Region)
+    explanation: Explanation
 
 
 def last_use_of(bsyms, outputs_after) -> dict:
@@ -61,84 +126,119 @@ def _label(bsyms) -> str:
     return names[0] if len(names) == 1 else f"{names[0]} .. {names[-1]} ({len(names)} symbols)"
 
 
-def partition(trace: Trace, executors, model: CostModel | None = None):
-    """(execution trace, {symbol id: impl}, {symbol id: executor}, Explanation)."""
+def partition(trace: Trace, executors, model: CostModel | None = None, *, lower: bool = True) -> Partition:
+    """Cover ``trace`` with the executors' claims at the least estimated cost on ``model``'s
+    device. ``lower=False`` chooses without lowering regions (``tc.plan``): nothing is
+    compiled and region implementations are left out of ``impls``."""
     model = model or CostModel()
-    tables = [(rank, ex, ex.implementations()) for rank, ex in enumerate(executors)]
-    impls, owner = {}, {}
-    explanation = Explanation()
+    ranked = [(rank, ex, ex.implementations()) for rank, ex in enumerate(executors)]
+    dispatch = {ex.name: model.dispatch(ex) for ex in executors}
+    out = Partition(None, {}, {}, {}, Explanation(target=model.profile.name))
+    counter = [0]
 
-    def solve(bsyms, outputs_after):
-        """best[i] = (cost, rank sum, step, options) for bsyms[i:]; a step is
-        (kind, what, impl, start, end, cost) and the next step starts at ``end``."""
+    def solve(bsyms, outputs_after) -> Solution:
         n = len(bsyms)
         last_use = last_use_of(bsyms, outputs_after)
-        region_claims = {}
-        for rank, ex, _ in tables:
-            if ex.claim is not None:
-                for c in ex.claim(bsyms, model, last_use):
-                    region_claims.setdefault(c.start, []).append((rank, c))
-        best = [None] * (n + 1)
-        best[n] = (0.0, 0, None, ())
+        declined: dict = {}      # position -> [Declined]
+        region_claims: dict = {}
+        position = {id(b): i for i, b in enumerate(bsyms)}
+        for rank, ex, _ in ranked:
+            if ex.claim is None:
+                continue
+            found: list = []       # (id(bsym), Declined) from the ClaimFn's checks
+            ctx = ClaimContext(ex, bsyms, last_use, model, found)
+            for c in ex.claim(bsyms, ctx):
+                if not 0 <= c.start < c.end <= n:
+                    raise LoweringError(f"executor {ex.name!r} claimed [{c.start}, {c.end}) of a list of {n} symbols")
+                if any(ctx.check(b) is not None for b in bsyms[c.start:c.end]):
+                    continue  # the ClaimFn did not honour its checkers: the decline is recorded
+                region_claims.setdefault(c.start, []).append((rank, c))
+            for key, d in found:
+                declined.setdefault(position[key], []).append(d)
+        best: list = [None] * (n + 1)
+        best[n] = Option(0.0, 0, None)
+        options_at: list = [None] * n
         for i in range(n - 1, -1, -1):
             b, nxt = bsyms[i], best[i + 1]
             options = []
-            for rank, ex, table in tables:
-                if b.sym.id in table:
-                    cost = model.symbol_us(b, model.dispatch(ex))
-                    options.append((cost + nxt[0], rank + nxt[1], ("symbol", ex, table[b.sym.id], i, i + 1, cost)))
+            for rank, ex, table in ranked:
+                impl = table.get(b.sym.id)
+                if impl is None:
+                    continue
+                reason = _decline_reason(ex, b)
+                if reason is not None:
+                    here = declined.setdefault(i, [])
+                    if not any(d.executor == ex.name for d in here):  # its ClaimFn may have recorded it
+                        here.append(Declined(ex.name, b.sym.id, reason))
+                    continue
+                cost = model.symbol_us(b, dispatch[ex.name])
+                options.append(Option(cost + nxt.total_us, rank + nxt.rank,
+                                      Step("symbol", i, i + 1, cost, executor=ex, impl=impl)))
             for rank, c in region_claims.get(i, ()):
-                if c.end <= n:
-                    after = best[c.end]
-                    options.append((c.cost_us + after[0], rank + after[1], ("region", c, None, i, c.end, c.cost_us)))
+                after = best[c.end]
+                options.append(Option(c.cost_us + after.total_us, rank + after.rank,
+                                      Step("region", i, c.end, c.cost_us, claim=c)))
             if b.subsymbols and b.sym.decomposition is not None:
                 try:
                     sub = solve(list(b.subsymbols), list(b.flat_outs))
                 except LoweringError:
                     sub = None
                 if sub is not None:
-                    options.append((sub[0][0] + nxt[0], sub[0][1] + nxt[1],
-                                    ("decomposed", sub, None, i, i + 1, sub[0][0])))
+                    options.append(Option(sub.total_us + nxt.total_us, sub.best[0].rank + nxt.rank,
+                                          Step("decomposed", i, i + 1, sub.total_us, sub=sub)))
             if not options:
                 src = f" (from {b.source[0]}:{b.source[1]}: {b.source[2]})" if b.source else ""
-                raise LoweringError(f"No executor among {[ex.name for _, ex, _ in tables]} implements {b.sym.id}"
-                                    f"{src}, and it has no decomposition. Add an executor that implements it "
-                                    "(e.g. executors=[..., 'torch']).")
-            choice = min(options, key=lambda o: (round(o[0], 9), o[1]))
-            best[i] = (choice[0], choice[1], choice[2], options)
-        best.append(last_use)  # for emit: region boundaries
-        return best
+                why = "".join(f"; {d.executor} declined it: {d.reason}" for d in declined.get(i, ()))
+                fallbacks = [ex.name for _, ex, _ in ranked if ex.fallback]
+                hint = (f"Add an executor that implements it, e.g. a fallback executor such as {fallbacks[0]!r}"
+                        if fallbacks else "Add an executor that implements it (a fallback executor implements "
+                        "every symbol)")
+                raise LoweringError(f"No executor among {[ex.name for _, ex, _ in ranked]} implements "
+                                    f"{b.sym.id}{src}, and it has no decomposition{why}. {hint}.")
+            best[i] = min(options, key=lambda o: (round(o.total_us, 9), o.rank))
+            options_at[i] = options
+        return Solution(bsyms, last_use, best, options_at, declined)
 
-    def emit(bsyms, best, out):
-        i, last_use = 0, best[-1]
+    def emit(sol: Solution, trace_out: list):
+        i, bsyms = 0, sol.bsyms
         while i < len(bsyms):
-            _, _, step, options = best[i]
-            kind, what, impl, start, end, cost = step
-            # each option's estimated total from this position to the end of the list
-            cands = [(o[2][1].name if o[2][0] == "symbol" else o[2][1].executor if o[2][0] == "region" else "-",
-                      o[2][0], o[0]) for o in options]
-            covered = bsyms[start:end]
-            if kind == "symbol":
-                impls[covered[0].sym.id], owner[covered[0].sym.id] = impl, what.name
-                out.append(covered[0])
-                explanation.decisions.append(Decision(_label(covered), what.name, cost, cands))
-            elif kind == "region":
-                inputs, outputs = region_boundary(covered, end, last_use)
-                sym, fn = what.lower(covered, inputs, outputs)
-                impls[sym.id], owner[sym.id] = fn, what.executor
-                out.append(BoundSymbol(sym, tuple(inputs), {}, tuple(outputs), tuple(covered)))
-                explanation.decisions.append(Decision(_label(covered), what.executor, cost, cands))
+            step = sol.best[i].step
+            cands = [(o.step.executor_name, o.step.kind, o.total_us) for o in sol.options[i]]
+            covered = bsyms[step.start:step.end]
+            declined = [d for k in range(step.start, step.end) for d in sol.declined.get(k, ())]
+            label = _label(covered)
+            if step.kind == "symbol":
+                sid = covered[0].sym.id
+                out.impls[sid], out.owner[sid] = step.impl, step.executor.name
+                trace_out.append(covered[0])
+                out.explanation.decisions.append(Decision(label, step.executor.name, step.cost_us, cands, declined))
+            elif step.kind == "region":
+                c = step.claim
+                inputs, outputs = region_boundary(covered, step.end, sol.last_use)
+                name = f"{c.executor}_region{counter[0]}"
+                counter[0] += 1
+                region = Region(tuple(covered), tuple(inputs), tuple(outputs), name)
+                sym = region_symbol(c.executor, name, region)
+                if lower:
+                    out.impls[sym.id] = c.lower(region)
+                out.owner[sym.id] = c.executor
+                out.regions[sym.id] = (c.executor, region)
+                trace_out.append(BoundSymbol(sym, tuple(inputs), {}, tuple(outputs), tuple(covered)))
+                note = f" [{c.note}]" if c.note else ""
+                out.explanation.decisions.append(Decision(label + note, c.executor, step.cost_us, cands, declined))
             else:
-                explanation.decisions.append(Decision(_label(covered), "decomposed", cost, cands))
-                emit(list(covered[0].subsymbols), what, out)
-            i = end
+                out.explanation.decisions.append(Decision(label, "decomposed", step.cost_us, cands, declined))
+                emit(step.sub, trace_out)
+            i = step.end
 
     top = list(trace.bound_symbols)
-    best = solve(top, flat_proxies(trace.output))
-    out: list = []
-    emit(top, best, out)
-    explanation.total_us = best[0][0] if top else 0.0
-    return trace.derive(bound_symbols=out), impls, owner, explanation
+    sol = solve(top, flat_proxies(trace.output))
+    emitted: list = []
+    emit(sol, emitted)
+    out.explanation.total_us = sol.total_us
+    out.trace = trace.derive(bound_symbols=emitted)
+    return out
 
 
-__all__ = ["partition", "Claim", "Explanation", "LoweringError"]
+__all__ = ["partition", "Partition", "Step", "Option", "Solution", "Decision", "Explanation", "LoweringError",
+           "last_use_of"]

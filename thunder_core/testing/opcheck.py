@@ -16,10 +16,14 @@ from ..transforms.flatten import flatten
 
 
 def torch_impls():
-    """The torch executor's implementation table (symbol id -> callable)."""
-    from thunder_executor_torch import implementations
+    """The implementation table (symbol id -> callable) of the installed fallback executor
+    (the one that runs every symbol op by op, e.g. PyTorch eager)."""
+    from ..plugins import executors
 
-    return implementations()
+    fallback = [ex for ex in executors().values() if ex.fallback and ex.unavailable() is None]
+    if not fallback:
+        raise RuntimeError("check_op runs traces with a fallback executor, and none is installed.")
+    return fallback[0].implementations()
 
 
 def _proxify(trace, x, inputs):

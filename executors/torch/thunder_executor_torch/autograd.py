@@ -5,15 +5,13 @@ that has no VJP rule and no decomposition, computed by PyTorch's autograd on tha
 from __future__ import annotations
 
 import torch
-from thunder_core.execution.autograd_runtime import tensor_leaves, with_tensors
+from thunder_core.extend import tensor_leaves, torch_impls, with_tensors
 
 
 def torch_vjp(inputs, cotangents, *, vjp_of, wrt, **kwargs):
-    from thunder_core.ops import TORCH_IMPLS
-
     from .prims import IMPLS
 
-    fn = TORCH_IMPLS.get(vjp_of) or IMPLS[vjp_of]
+    fn = torch_impls().get(vjp_of) or IMPLS[vjp_of]
     leaves = [x.detach().requires_grad_(True) if k in wrt else x for k, x in enumerate(tensor_leaves(inputs))]
     with torch.enable_grad():
         out = fn(*with_tensors(inputs, iter(leaves)), **kwargs)

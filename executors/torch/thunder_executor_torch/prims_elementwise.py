@@ -1,6 +1,7 @@
-"""Torch implementations of the elementwise primitives (thunder_core.ops.prims_elementwise).
+"""Torch implementations of the elementwise primitives.
 
-Every unary and binary prim is the torch function of the same name. A Python number in
+Every unary and binary elementwise prim (trait ``"elementwise"``) without an implementation
+below is the torch function of the same name. A Python number in
 place of a tensor is passed to torch as is where torch accepts a number in that position;
 elsewhere it becomes a 0-dim CPU tensor of the other operand's dtype, which is exact because
 the prim's operands already share that dtype (and torch lets CPU scalars meet any device).
@@ -8,10 +9,12 @@ the prim's operands already share that dtype (and torch lets CPU scalars meet an
 
 from __future__ import annotations
 
-import torch
-from thunder_core.ops.prims_elementwise import BINARY, UNARY
+import inspect
 
-from .prims import impl
+import torch
+from thunder_core.extend import has_trait, prims
+
+from .prims import IMPLS, impl
 
 #: Binary prims whose torch function accepts a Python number as the second argument.
 _NUMBER_SECOND = {"add", "sub", "mul", "div", "floor_divide", "remainder", "fmod", "pow", "copysign", "bitwise_and",
@@ -51,13 +54,6 @@ def _int_div(a, b):
     return torch.div(a, b, rounding_mode=None if t.is_floating_point() or t.is_complex() else "trunc")
 
 
-for _name in UNARY:
-    impl(f"prims.{_name}")(getattr(torch, _name))
-for _name in BINARY:
-    impl(f"prims.{_name}")(_binary(_name, _int_div if _name == "div" else getattr(torch, _name)))
-del _name
-
-
 @impl("prims.where")
 def where(pred, a, b):
     return torch.where(pred, a, b)
@@ -81,3 +77,18 @@ def broadcast_in_dim(a, *, shape, broadcast_dimensions):
 @impl("prims.device_put")
 def device_put(a, *, device):
     return a.to(device, copy=True)
+
+
+def _same_named():
+    """The other elementwise prims: each is the torch function of its name, unary or binary
+    as its meta function's signature says."""
+    for sid, sym in prims().items():
+        if sid in IMPLS or not has_trait(sym, "elementwise") or not hasattr(torch, sym.name):
+            continue
+        arity = len([p for p in inspect.signature(sym.meta).parameters.values()
+                     if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)])
+        fn = _int_div if sym.name == "div" else getattr(torch, sym.name)
+        impl(sid)(fn if arity == 1 else _binary(sym.name, fn))
+
+
+_same_named()

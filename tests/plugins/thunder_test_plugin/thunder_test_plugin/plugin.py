@@ -8,11 +8,9 @@ import os
 
 import torch
 
-from thunder_core.execution.claims import Claim, region_boundary, region_callable, region_symbol
-from thunder_core.execution.executor import Executor
-from thunder_core.hookspecs import hookimpl
+from thunder_core.extend import API_VERSION, Executor, hookimpl, region_callable
 
-THUNDER_CORE_API = 1
+THUNDER_CORE_API = API_VERSION
 CALLS = []
 DISPATCH_US = 1.0
 REGION_US = None
@@ -35,23 +33,23 @@ def _unavailable():
     return None if os.environ.get("THUNDER_TEST_PLUGIN") == "1" else "test executor: set THUNDER_TEST_PLUGIN=1 to enable it"
 
 
-def _lower(bsyms, inputs, outputs):
-    run = region_callable(bsyms, inputs, outputs, {"ltorch.add": torch.add, "ltorch.mul": torch.mul})
+def _lower(region):
+    run = region_callable(region, {"ltorch.add": torch.add, "ltorch.mul": torch.mul})
 
     def fused(*args):
         CALLS.append("fused")
         return run(*args)
-    return region_symbol("testexec", bsyms, inputs, outputs), fused
+    return fused
 
 
-def _claim(bsyms, model, last_use):
+def _claim(bsyms, ctx):
     if REGION_US is None:
         return []
     out = []
     for i in range(len(bsyms) - 1):
         a, b = bsyms[i], bsyms[i + 1]
         if a.sym.id == "ltorch.mul" and b.sym.id == "ltorch.add" and any(p is a.output for p in b.flat_args):
-            out.append(Claim("testexec", i, i + 2, REGION_US, _lower, "mul+add"))
+            out.append(ctx.claim(i, i + 2, REGION_US, _lower, "mul+add"))
     return out
 
 

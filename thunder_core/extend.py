@@ -1,0 +1,134 @@
+"""``thunder_core.extend``: everything an executor or plugin author imports from thunder_core.
+
+Executors (the built-in ``torch`` and ``inductor`` ones included), lookasides, transforms,
+VJP rules and sharp-edge checkers are written against this namespace and nothing else of
+the core. A walk-through: ``docs/writing-an-executor.md``; the hooks: ``hookspecs.py``.
+
+**Compatibility policy.** The names in ``__all__`` and their documented behaviour are the
+plugin contract of major version ``API_VERSION``. Within one major version names are only
+added (never removed, renamed, or given an incompatible signature or meaning); such a change
+raises ``API_VERSION``, and the core then disables plugins declaring another version with a
+warning (``python -m thunder_core doctor`` shows why) instead of failing at run time.
+Everything outside this module is private to the core and may change in any release.
+``tests/test_extend.py`` pins the public names.
+
+What is here, by purpose:
+
+* the plugin contract: :data:`API_VERSION`, :data:`hookimpl` (``@hookimpl`` on hook
+  functions; pluggy's ``tryfirst``/``trylast``/``wrapper`` options apply), :func:`register` /
+  :func:`unregister` (add a plugin object at run time), :func:`registry`;
+* executors: :class:`Executor`, :class:`Claim`, :class:`ClaimFn`, :class:`ClaimContext`,
+  :class:`Region`, :data:`Checker`, :class:`Artifact`, and region helpers
+  :func:`region_callable` (run a region with an implementation table) and :func:`region_key`
+  (a compile-cache key from a region's structure);
+* cost: :class:`DeviceProfile`, :data:`PROFILES`, :func:`profile`, :class:`CostModel`;
+* ops: traits (:data:`TRAITS`, :func:`traits`, :func:`has_trait`), the symbol tables
+  (:func:`symbols`, :func:`prims`, :func:`torch_impls`), and the decorators that define ops
+  (:func:`torch_op`, :func:`prim`, the torch-style namespaces :data:`T` and :data:`F`);
+* the IR: :class:`Trace`, :class:`Symbol`, :class:`BoundSymbol`, :class:`Proxy`,
+  :class:`TensorProxy`, :class:`NumberProxy`, :func:`flat_proxies`;
+* sharp edges: :class:`SharpEdgeChecker`, :class:`SharpEdge`;
+* helpers for implementations: :func:`tensor_leaves`, :func:`with_tensors`.
+
+Example (an executor running ``ltorch.add`` with its own function, declining float64)::
+
+    import torch
+    from thunder_core.extend import API_VERSION, Executor, hookimpl
+
+    def add(a, b, alpha=1):
+        return torch.add(a, b, alpha=alpha)
+
+    def only_float32(bsym):
+        return None if bsym.output.dtype == torch.float32 else f"{bsym.output.dtype} is not supported"
+
+    myexec = Executor("myexec", implementations=lambda: {"ltorch.add": add},
+                      checkers=lambda: {"ltorch.add": only_float32}, api_version=API_VERSION)
+
+    @hookimpl
+    def thunder_core_executors():
+        return [myexec]
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import MappingProxyType
+
+from .execution.claims import Artifact, Checker, Claim, ClaimContext, ClaimFn, Region, region_callable, region_key
+from .execution.executor import Executor
+from .execution.profiles import PROFILES, DeviceProfile, profile
+from .hookspecs import API_VERSION, hookimpl
+
+# Names resolved on first use (PEP 562): importing the op language loads plugins' symbols,
+# and plugin modules import this namespace while they load, so it must not import them eagerly.
+_LAZY = {
+    "CostModel": ("thunder_core.execution.cost", "CostModel"),
+    "TRAITS": ("thunder_core.ir.traits", "TRAITS"),
+    "traits": ("thunder_core.ir.traits", "traits"),
+    "has_trait": ("thunder_core.ir.traits", "has_trait"),
+    "Trace": ("thunder_core.ir", "Trace"),
+    "Symbol": ("thunder_core.ir", "Symbol"),
+    "BoundSymbol": ("thunder_core.ir", "BoundSymbol"),
+    "Proxy": ("thunder_core.ir", "Proxy"),
+    "TensorProxy": ("thunder_core.ir", "TensorProxy"),
+    "NumberProxy": ("thunder_core.ir", "NumberProxy"),
+    "flat_proxies": ("thunder_core.ir", "flat_proxies"),
+    "torch_op": ("thunder_core.ops.registry", "torch_op"),
+    "prim": ("thunder_core.ops.registry", "prim"),
+    "T": ("thunder_core.ops.registry", "T"),
+    "F": ("thunder_core.ops.registry", "F"),
+    "SharpEdgeChecker": ("thunder_core.sharp_edges", "SharpEdgeChecker"),
+    "SharpEdge": ("thunder_core.sharp_edges", "SharpEdge"),
+    "register": ("thunder_core.plugins", "register"),
+    "unregister": ("thunder_core.plugins", "unregister"),
+    "registry": ("thunder_core.plugins", "registry"),
+    "PluginWarning": ("thunder_core.plugins", "PluginWarning"),
+    "tensor_leaves": ("thunder_core.execution.autograd_runtime", "tensor_leaves"),
+    "with_tensors": ("thunder_core.execution.autograd_runtime", "with_tensors"),
+}
+
+
+def __getattr__(name):
+    where = _LAZY.get(name)
+    if where is None:
+        raise AttributeError(f"thunder_core.extend has no attribute {name!r}; its public names are listed in "
+                             f"thunder_core.extend.__all__")
+    value = getattr(importlib.import_module(where[0]), where[1])
+    globals()[name] = value
+    return value
+
+
+def symbols():
+    """``{symbol id: Symbol}`` of every torch-level symbol (``"ltorch.add"``), read-only;
+    plugins' symbols included once the op language has loaded."""
+    from .ops.registry import SYMBOLS
+
+    return MappingProxyType(SYMBOLS)
+
+
+def prims():
+    """``{symbol id: Symbol}`` of every primitive (``"prims.add"``), read-only."""
+    from .ops.registry import PRIMS
+
+    return MappingProxyType(PRIMS)
+
+
+def torch_impls():
+    """``{symbol id: callable}`` running each torch-level symbol with the torch function it
+    stands for, from the symbol's call in a trace (positional inputs, static keywords);
+    read-only. Fusing executors build region functions from it (``region_callable(region,
+    torch_impls())``); a symbol's decomposition reaches primitives, which each executor
+    implements itself."""
+    from .ops.registry import TORCH_IMPLS
+
+    return MappingProxyType(TORCH_IMPLS)
+
+
+__all__ = sorted([
+    "API_VERSION", "hookimpl", "register", "unregister", "registry", "PluginWarning",
+    "Executor", "Claim", "ClaimFn", "ClaimContext", "Region", "Checker", "Artifact", "region_callable", "region_key",
+    "DeviceProfile", "PROFILES", "profile", "CostModel",
+    "TRAITS", "traits", "has_trait", "symbols", "prims", "torch_impls", "torch_op", "prim", "T", "F",
+    "Trace", "Symbol", "BoundSymbol", "Proxy", "TensorProxy", "NumberProxy", "flat_proxies",
+    "SharpEdgeChecker", "SharpEdge", "tensor_leaves", "with_tensors",
+])
