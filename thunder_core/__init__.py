@@ -15,6 +15,7 @@ _LAZY: dict[str, str] = {
                               "cache_misses", "explain")
 }
 _LAZY["hookimpl"] = ".hookspecs"
+_LAZY["plan"] = _LAZY["Plan"] = ".plan"
 _LAZY["SharpEdgeError"] = _LAZY["SharpEdgeWarning"] = ".sharp_edges"
 
 

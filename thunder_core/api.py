@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import types
 import warnings
@@ -14,7 +15,8 @@ from .capture import Capture, capture
 from .execution.cost import CostModel
 from .execution.partition import partition
 from .execution.profiles import profile_for_device
-from .guards.prologue import MISS, Prologue, build_prologue
+from .guards.cache import Entry, dispatch_key
+from .guards.prologue import MISS, build_prologue
 from .ir import Trace
 from .module import ThunderModule, jit_module
 
@@ -28,25 +30,6 @@ MISS_WARN_LIMIT = 8
 
 class RecompileWarning(UserWarning):
     """A jitted function was compiled more often than the cache limit; says what changed."""
-
-
-@dataclass
-class Entry:
-    capture: Capture
-    prologue: Prologue
-    unchecked: Prologue | None
-    computation: object
-    traces: list
-    executors_used: dict
-    epilogue: object = None          # replays writes to outside state, returns the output; None when not needed
-    epilogue_source: str = ""
-    explanation: object = None       # the partitioner's decisions (tc.explain)
-    backward_traces: list = None     # [backward, its execution trace] when the compile split for autograd
-
-    def run(self, inputs, args, kwargs):
-        if self.epilogue is None:
-            return self.computation(*inputs)
-        return self.epilogue(args, kwargs, self.computation(*inputs))
 
 
 class JittedFunction:
@@ -85,7 +68,7 @@ class JittedFunction:
             self.hits += 1
             return self._last.run(self._last.unchecked.fn(args, kwargs), args, kwargs)
         if self.cache != "no caching":
-            entries = self._entries.get(_dispatch_key(args, kwargs))
+            entries = self._entries.get(dispatch_key(args, kwargs))
             if entries:
                 for e in entries:
                     try:
@@ -98,15 +81,15 @@ class JittedFunction:
                         return e.run(inputs, args, kwargs)
         return self._compile_and_run(args, kwargs)
 
-    def _compile_and_run(self, args, kwargs):
-        self.misses += 1
+    def _trace(self, args, kwargs):
+        """(capture, [captured trace, transformed traces...], epilogue, its source): what a
+        compile does before executors take the trace."""
+        from .guards.epilogue import build_epilogue
         from .sharp_edges import run_checkers
 
         cap = capture(self._target, args, kwargs, arg_names=self.arg_names, record_opaque_calls=self._record_opaque,
                       what=self.__qualname__)
         run_checkers(cap, self._sharp_levels)
-        from .guards.epilogue import build_epilogue
-
         epilogue, epilogue_source, results = build_epilogue(cap, args, kwargs, cap.trace.output)
         if epilogue is not None:  # the computation returns what the epilogue needs; it returns the output
             cap.trace.output = tuple(results)
@@ -118,7 +101,11 @@ class JittedFunction:
 
                 verify(t)
             traces.append(t)
+        return cap, traces, epilogue, epilogue_source
 
+    def _compile_and_run(self, args, kwargs):
+        self.misses += 1
+        cap, traces, epilogue, epilogue_source = self._trace(args, kwargs)
         computation, more, backward_traces, owner, explanation = self._lower(traces[-1])
         traces += more
         exec_trace = traces.pop()
@@ -141,7 +128,7 @@ class JittedFunction:
                           f"is not cached and every call traces again. Pass the value as an argument, or read it as "
                           f"an attribute or item of an argument, global or module.", RecompileWarning, stacklevel=3)
         elif self.cache != "no caching":
-            key = _dispatch_key(args, kwargs)
+            key = dispatch_key(args, kwargs)
             previous = self._last
             self._entries.setdefault(key, []).insert(0, entry)
             n = sum(len(v) for v in self._entries.values())
@@ -204,8 +191,9 @@ def lower(trace, executors, model, *, compile: bool = True) -> Lowered:
         if isinstance(s, str):
             reason = s
         else:
-            fwd = partition(s.forward, executors, model, lower=compile)
-            bwd = partition(s.backward, executors, model, lower=compile)
+            names = itertools.count()
+            fwd = partition(s.forward, executors, model, lower=compile, names=names)
+            bwd = partition(s.backward, executors, model, lower=compile, names=names)
             fwd.trace.name, bwd.trace.name = "forward", "backward"
             return Lowered(_Explained(fwd.explanation, bwd.explanation, None), {**fwd.owner, **bwd.owner},
                            split=s, forward=fwd, backward=bwd, partitions=(fwd, bwd))
@@ -237,13 +225,6 @@ class _Explained:
             return (f"{self.forward}\n(gradients come from PyTorch's autograd through the executed ops, without a "
                     f"backward trace, because {self.not_split})")
         return f"forward:\n{self.forward}\n\nbackward:\n{self.backward}"
-
-
-def _dispatch_key(args, kwargs):
-    # Types only: cheap to compute. Shapes and everything else are the prologue's checks.
-    if kwargs:
-        return (*map(type, args), *kwargs)
-    return tuple(map(type, args))
 
 
 def _what_changed(previous: Entry | None, cap: Capture) -> str:

@@ -53,11 +53,21 @@ from __future__ import annotations
 
 import importlib
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from .execution.claims import Artifact, Checker, Claim, ClaimContext, ClaimFn, Region, region_callable, region_key
 from .execution.executor import Executor
 from .execution.profiles import PROFILES, DeviceProfile, profile
 from .hookspecs import API_VERSION, hookimpl
+
+if TYPE_CHECKING:  # for readers and static tools; at run time these resolve lazily (below)
+    from .execution.autograd_runtime import tensor_leaves, with_tensors
+    from .execution.cost import CostModel
+    from .ir import BoundSymbol, NumberProxy, Proxy, Symbol, TensorProxy, Trace, flat_proxies
+    from .ir.traits import TRAITS, has_trait, traits
+    from .ops.registry import F, T, prim, torch_op
+    from .plugins import PluginWarning, register, registry, unregister
+    from .sharp_edges import SharpEdge, SharpEdgeChecker
 
 # Names resolved on first use (PEP 562): importing the op language loads plugins' symbols,
 # and plugin modules import this namespace while they load, so it must not import them eagerly.
@@ -124,11 +134,10 @@ def torch_impls():
     return MappingProxyType(TORCH_IMPLS)
 
 
-__all__ = sorted([
-    "API_VERSION", "hookimpl", "register", "unregister", "registry", "PluginWarning",
-    "Executor", "Claim", "ClaimFn", "ClaimContext", "Region", "Checker", "Artifact", "region_callable", "region_key",
-    "DeviceProfile", "PROFILES", "profile", "CostModel",
-    "TRAITS", "traits", "has_trait", "symbols", "prims", "torch_impls", "torch_op", "prim", "T", "F",
-    "Trace", "Symbol", "BoundSymbol", "Proxy", "TensorProxy", "NumberProxy", "flat_proxies",
-    "SharpEdgeChecker", "SharpEdge", "tensor_leaves", "with_tensors",
-])
+__all__ = [
+    "API_VERSION", "Artifact", "BoundSymbol", "Checker", "Claim", "ClaimContext", "ClaimFn", "CostModel",
+    "DeviceProfile", "Executor", "F", "NumberProxy", "PROFILES", "PluginWarning", "Proxy", "Region",
+    "SharpEdge", "SharpEdgeChecker", "Symbol", "T", "TRAITS", "TensorProxy", "Trace", "flat_proxies",
+    "has_trait", "hookimpl", "prim", "prims", "profile", "region_callable", "region_key", "register",
+    "registry", "symbols", "tensor_leaves", "torch_impls", "torch_op", "traits", "unregister", "with_tensors",
+]  # sorted; tests/execution/test_sdk.py pins it

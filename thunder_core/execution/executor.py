@@ -36,9 +36,12 @@ class Executor:
     :param unavailable: ``() -> reason or None``: why it cannot run on this machine (library
         missing, no device), or None. ``tc.jit`` skips it when not named, refuses it when
         named; ``doctor`` shows the reason.
-    :param device_types: the torch device types it runs on. ``tc.plan(target=...)`` uses the
-        executors whose device types include the target's (it runs nothing, so ``unavailable``
-        does not matter there).
+    :param device_types: the torch device types it compiles for. ``tc.plan(target=...)`` uses
+        the executors whose device types include the target's: it runs nothing, so
+        ``unavailable`` (which is about running here) does not matter there.
+    :param can_plan: optional ``(profile) -> reason or None``: why it cannot plan for that
+        target although it compiles for its device type (e.g. the library that builds its
+        artifacts is missing); ``supports`` consults it after ``device_types``.
     :param dispatch_us: its per-call overhead in µs the cost model adds to each call it makes
         (one symbol, or one region): a number, or ``{device type or profile name: µs}``
         (``{"cpu": 1.0, "cuda": 6.0}``; a profile name wins over its device type).
@@ -69,6 +72,7 @@ class Executor:
     api_version: int = 1
     unavailable: Callable[[], str | None] = _available
     device_types: tuple[str, ...] = ("cpu", "cuda")
+    can_plan: Callable | None = None
     dispatch_us: float | Mapping[str, float] = 5.0
     checkers: Callable[[], Mapping[str, Checker]] = _no_table
     check: Checker | None = None
@@ -90,9 +94,9 @@ class Executor:
 
     def supports(self, target) -> str | None:
         """None if it can compile for device profile ``target``, else the reason."""
-        if target.device_type in self.device_types:
-            return None
-        return f"runs on {', '.join(self.device_types)}, not {target.device_type}"
+        if target.device_type not in self.device_types:
+            return f"runs on {', '.join(self.device_types)}, not {target.device_type}"
+        return self.can_plan(target) if self.can_plan is not None else None
 
     def __repr__(self):
         return f"<Executor {self.name} {self.version}>"

@@ -16,6 +16,7 @@ competing claims with their costs, the winner and the declined claims) for ``tc.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -126,15 +127,18 @@ def _label(bsyms) -> str:
     return names[0] if len(names) == 1 else f"{names[0]} .. {names[-1]} ({len(names)} symbols)"
 
 
-def partition(trace: Trace, executors, model: CostModel | None = None, *, lower: bool = True) -> Partition:
+def partition(trace: Trace, executors, model: CostModel | None = None, *, lower: bool = True,
+              names=None) -> Partition:
     """Cover ``trace`` with the executors' claims at the least estimated cost on ``model``'s
     device. ``lower=False`` chooses without lowering regions (``tc.plan``): nothing is
-    compiled and region implementations are left out of ``impls``."""
+    compiled and region implementations are left out of ``impls``. ``names``: an iterator of
+    numbers for region names, shared by the partitions of one compile (forward and backward)
+    so their regions' names differ."""
     model = model or CostModel()
     ranked = [(rank, ex, ex.implementations()) for rank, ex in enumerate(executors)]
     dispatch = {ex.name: model.dispatch(ex) for ex in executors}
     out = Partition(None, {}, {}, {}, Explanation(target=model.profile.name))
-    counter = [0]
+    names = names if names is not None else itertools.count()
 
     def solve(bsyms, outputs_after) -> Solution:
         n = len(bsyms)
@@ -215,8 +219,7 @@ def partition(trace: Trace, executors, model: CostModel | None = None, *, lower:
             elif step.kind == "region":
                 c = step.claim
                 inputs, outputs = region_boundary(covered, step.end, sol.last_use)
-                name = f"{c.executor}_region{counter[0]}"
-                counter[0] += 1
+                name = f"{c.executor}_region{next(names)}"
                 region = Region(tuple(covered), tuple(inputs), tuple(outputs), name)
                 sym = region_symbol(c.executor, name, region)
                 if lower:

@@ -158,7 +158,9 @@ def _missing_property(p, attr: str):
                              f"tracing. Check it outside the jitted function.")
     d = getattr(torch.Tensor, attr, None)
     if d is not None and not callable(d) and hasattr(type(d), "__get__"):
-        v = getattr(registry._to_fake(p, registry._mode()), attr)
+        # (autograd must not see a non-CPU fake tensor: see registry.fake_args)
+        plain = p if p.device.type == "cpu" or not p.requires_grad else p.replace(requires_grad=False)
+        v = getattr(registry._to_fake(plain, registry._mode()), attr)
         if isinstance(v, _METADATA_TYPES):
             return v
         raise AttributeError(f"torch.Tensor.{attr} of a tensor computed while tracing ({p.name}) is not supported: it "

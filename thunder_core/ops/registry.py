@@ -259,10 +259,12 @@ def _mode():
     return _fake_mode
 
 
-def _to_fake(x, mode):
+def _to_fake(x, mode, swap=None):
+    """Fake tensors for the proxies in ``x``. ``swap``: a non-CPU device whose tensors are made
+    on ``"meta"`` instead (see :func:`fake_args`)."""
     if isinstance(x, TensorProxy):
         with mode:
-            t = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+            t = torch.empty(x.shape, dtype=x.dtype, device="meta" if swap is not None and x.device == swap else x.device)
             if x.requires_grad:
                 # a non-leaf, as traced values are: in-place ops on a leaf that requires grad
                 # are errors (x[0] = 0 on an intermediate is not)
@@ -273,17 +275,39 @@ def _to_fake(x, mode):
             raise NotImplementedError(f"a symbolic number ({x.name}) reached a fake-tensor meta function")
         return x.value
     if isinstance(x, (list, tuple)):
-        return type(x)(_to_fake(y, mode) for y in x)
+        return type(x)(_to_fake(y, mode, swap) for y in x)
     if isinstance(x, dict):
-        return {k: _to_fake(v, mode) for k, v in x.items()}
+        return {k: _to_fake(v, mode, swap) for k, v in x.items()}
+    if swap is not None and isinstance(x, (torch.device, str)) and _is_device(x, swap):
+        return torch.device("meta")
     return x
 
 
-def _from_fake(x, named=False):
+def _is_device(x, device) -> bool:
+    try:
+        d = torch.device(x)
+    except (RuntimeError, TypeError):
+        return False
+    return d.type == device.type and (d.index is None or d.index == (device.index or 0))
+
+
+def fake_args(pos, kw, mode):
+    """(fake positional, fake keywords, swap) for a symbol call. A CUDA fake tensor that
+    requires grad aborts the process on a CPU-only build of torch as soon as autograd records
+    it (``tc.plan`` for a GPU traces such tensors here), so when an input on a non-CPU device
+    requires grad, that device's tensors (and device arguments naming it) are faked on
+    ``"meta"``, where autograd works, and :func:`_from_fake` puts results back (``swap``)."""
+    swap = next((p.device for p in flat_proxies((pos, kw))
+                 if isinstance(p, TensorProxy) and p.requires_grad and p.device.type not in ("cpu", "meta")), None)
+    return _to_fake(list(pos), mode, swap), _to_fake(kw, mode, swap), swap
+
+
+def _from_fake(x, named=False, swap=None):
     if isinstance(x, torch.Tensor):
-        return tensor_proxy(x.shape, x.dtype, x.device, x.requires_grad)
+        device = swap if swap is not None and x.device.type == "meta" else x.device
+        return tensor_proxy(x.shape, x.dtype, device, x.requires_grad)
     if isinstance(x, (list, tuple)):
-        out = tuple(_from_fake(y, named) for y in x)
+        out = tuple(_from_fake(y, named, swap) for y in x)
         return type(x)(out) if named and is_return_type(x) else out
     return x
 
@@ -315,10 +339,10 @@ def fake_meta(call: Callable, named: bool = False) -> Callable:
     keeps torch's named tuples (a bound symbol's output holds plain tuples)."""
     def meta(*pos, **kw):
         mode = _mode()
-        fpos, fkw = _to_fake(list(pos), mode), _to_fake(kw, mode)
+        fpos, fkw, swap = fake_args(pos, kw, mode)
         with mode:
             out = call(fpos, fkw)
-        return _from_fake(out, named)
+        return _from_fake(out, named, swap)
     return meta
 
 

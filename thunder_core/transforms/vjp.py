@@ -187,7 +187,7 @@ def _unused_inputs(b) -> set:
     import torch
     import torch.utils._pytree as pytree
 
-    from ..ops.registry import TORCH_IMPLS, _mode, _to_fake
+    from ..ops.registry import TORCH_IMPLS, _mode, fake_args
 
     fn = TORCH_IMPLS.get(b.sym.id)
     if fn is None:
@@ -195,7 +195,7 @@ def _unused_inputs(b) -> set:
     try:
         mode = _mode()
         with torch.enable_grad():
-            args, kwargs = _to_fake(list(b.args), mode), _to_fake(dict(b.kwargs), mode)
+            args, kwargs, _ = fake_args(b.args, dict(b.kwargs), mode)
             leaves = [x for x in pytree.tree_leaves(args) if isinstance(x, torch.Tensor)]
             with mode:
                 outs = [o for o in pytree.tree_leaves(fn(*args, **kwargs))

@@ -56,7 +56,8 @@ def _claim(bsyms, ctx):
 @hookimpl
 def thunder_core_executors():
     return [Executor("testexec", lambda: IMPLS, version="0.0.1", api_version=THUNDER_CORE_API,
-                     unavailable=_unavailable, dispatch_us=DISPATCH_US, claim=_claim)]
+                     unavailable=_unavailable, can_plan=lambda target: _unavailable(), dispatch_us=DISPATCH_US,
+                     claim=_claim)]
 
 
 @hookimpl

@@ -1,0 +1,40 @@
+"""Cache entries and the dispatch key: what ``tc.jit`` keeps per compile and how a call finds it.
+
+A call computes :func:`dispatch_key` (the argument types: cheap), probes a dict of lists of
+:class:`Entry`, and runs each candidate's prologue until one accepts the arguments.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .prologue import Prologue
+from .record import Capture
+
+
+@dataclass
+class Entry:
+    """One compile of a jitted function: its guards (prologue), what runs, and what it was made from."""
+
+    capture: Capture
+    prologue: Prologue
+    unchecked: Prologue | None
+    computation: object
+    traces: list
+    executors_used: dict
+    epilogue: object = None          # replays writes to outside state, returns the output; None when not needed
+    epilogue_source: str = ""
+    explanation: object = None       # the partitioner's decisions (tc.explain)
+    backward_traces: list = None     # [backward, its execution trace] when the compile split for autograd
+
+    def run(self, inputs, args, kwargs):
+        if self.epilogue is None:
+            return self.computation(*inputs)
+        return self.epilogue(args, kwargs, self.computation(*inputs))
+
+
+def dispatch_key(args, kwargs):
+    # Types only: cheap to compute. Shapes and everything else are the prologue's checks.
+    if kwargs:
+        return (*map(type, args), *kwargs)
+    return tuple(map(type, args))
