@@ -187,9 +187,10 @@ def lower(trace, executors, model, *, compile: bool = True) -> Lowered:
 
     reason = None
     if torch.is_grad_enabled() and autograd.needs_grad(trace):
-        s = autograd.split(trace, fusing=any(ex.fuses for ex in executors))
-        if isinstance(s, str):
-            reason = s
+        try:
+            s = autograd.split(trace, fusing=any(ex.fuses for ex in executors))
+        except autograd.NotSplittable as e:
+            reason = str(e)
         else:
             names = itertools.count()
             fwd = partition(s.forward, executors, model, lower=compile, names=names)

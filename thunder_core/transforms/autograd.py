@@ -32,7 +32,7 @@ import torch
 from ..ir import Trace, TensorProxy, flat_proxies, tensor_proxy, tracing
 from . import vjp as _vjp
 
-__all__ = ["Split", "split", "needs_grad", "differentiable_outputs"]
+__all__ = ["Split", "NotSplittable", "split", "needs_grad", "differentiable_outputs"]
 
 
 @dataclass
@@ -57,19 +57,23 @@ def differentiable_outputs(trace: Trace) -> list:
     return out
 
 
-def split(trace: Trace, fusing: bool = True) -> Split | str:
-    """A :class:`Split` of ``trace``, or a string saying why it cannot be split. ``fusing``:
-    an executor will fuse the backward, so recomputing elementwise ops there is cheap."""
+class NotSplittable(Exception):
+    """``trace`` cannot be split into a forward and a backward; the message says why (PyTorch's
+    autograd then differentiates through the executed ops)."""
+
+
+def split(trace: Trace, fusing: bool = True) -> Split:
+    """A :class:`Split` of ``trace``; raises :class:`NotSplittable` saying why it cannot be
+    split. ``fusing``: an executor will fuse the backward, so recomputing elementwise ops
+    there is cheap."""
     joint = functionalize(trace)
-    if isinstance(joint, str):
-        return joint
     joint = expand(augment(joint))
     for b in joint.bound_symbols:
         if "random" in b.sym.tags and _vjp.rule_for(b.sym.id, b) is None and any(
                 isinstance(p, TensorProxy) and p.requires_grad for p in b.flat_outs):
             # the fallback would re-run the op in the backward and draw different numbers
             where = f" at {b.source[0]}:{b.source[1]}" if b.source else ""
-            return f"{b.sym.id}{where} is random and has neither a VJP rule nor a decomposition"
+            raise NotSplittable(f"{b.sym.id}{where} is random and has neither a VJP rule nor a decomposition")
     return build(joint, fusing)
 
 
@@ -84,8 +88,9 @@ def _may_alias(bsym) -> bool:
     return bool(bsym.sym.tags & ALIAS_TAGS) or "opaque" in bsym.sym.tags or (sid not in PRIMS and sid not in OPDEFS)
 
 
-def functionalize(trace: Trace) -> Trace | str:
-    """``trace`` with in-place ops on intermediates made functional, or the reason it can't be."""
+def functionalize(trace: Trace) -> Trace:
+    """``trace`` with in-place ops on intermediates made functional; raises NotSplittable saying
+    why it cannot be."""
     from ..ops.registry import SYMBOLS
 
     bsyms = trace.bound_symbols
@@ -141,22 +146,22 @@ def functionalize(trace: Trace) -> Trace | str:
             new.bound_symbols.append(b)
             continue
         if functional is None or not isinstance(target, TensorProxy):
-            return f"{where} writes into a tensor and has no functional form to differentiate"
+            raise NotSplittable(f"{where} writes into a tensor and has no functional form to differentiate")
         if key in inputs or group.get(key, set()) & inputs:
-            return f"{where} writes into an input of the jitted function (or a view of one)"
+            raise NotSplittable(f"{where} writes into an input of the jitted function (or a view of one)")
         # Other names of this same tensor (in-place results on it, before or after this write)
         # are renamed to the new values, and views made after the write are made from them;
         # only views (or the base) that existed before the write and are read after it would
         # see eager's write where the functional form cannot show it.
         aliases = group.get(key, set()) - same.get(key, {key})
         if any(last_read.get(a, -1) > i and defined.get(a, -1) < i for a in aliases):
-            return f"{where} writes into a tensor whose views (or base) are read afterwards"
+            raise NotSplittable(f"{where} writes into a tensor whose views (or base) are read afterwards")
         with tracing(new), new.at_source(b.source):
             out = functional(*b.args, **b.kwargs)
             if out.dtype != target.dtype:
                 out = out.to(target.dtype)
         if not isinstance(out, TensorProxy) or out.shape != target.shape:
-            return f"{where} changes its target's shape, so it has no functional form"
+            raise NotSplittable(f"{where} changes its target's shape, so it has no functional form")
         origin[id(out)] = key
         for k, v in rename.items():  # earlier names of the target now mean the new value
             if v is target:
