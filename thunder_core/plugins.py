@@ -236,6 +236,8 @@ class Registry:
             done = [p for p in self.pm.get_plugins() if p is not None and id(p) in _SYMBOLS_DEFINED]
             hook = self.pm.subset_hook_caller(_SYMBOLS, done)
             impls = hook.get_hookimpls()
+            if not impls:
+                return
             try:
                 hook()
             except Exception as e:  # noqa: BLE001 - a broken plugin must not break the others
