@@ -15,13 +15,11 @@ test_plugin = pytest.importorskip("thunder_test_plugin.plugin")
 
 @pytest.fixture
 def fresh_plugins():
-    """Reload plugin discovery around a test (and after it, back to the real environment)."""
-    from thunder_core import capture
-
-    plugins._loaded.cache_clear()
+    """Read the entry points again in the test (and after it, back to the real environment:
+    reload() is lazy, so the next registry() reads them once monkeypatch has undone its fakes)."""
+    plugins.reload()
     yield
-    plugins._loaded.cache_clear()
-    capture._LOOKASIDES = None
+    plugins.reload()
 
 
 def test_doctor_lists_installed_plugins_and_why_unavailable(monkeypatch, fresh_plugins):
@@ -117,8 +115,9 @@ def test_two_executors_with_one_name_is_an_error(monkeypatch, fresh_plugins):
 
     _module("tc_test_dup_plugin", THUNDER_CORE_API=1, thunder_core_executors=thunder_core_executors)
     _fake_entry_points(monkeypatch, [importlib.metadata.EntryPoint("dup", "tc_test_dup_plugin", "thunder_core")])
-    with pytest.raises(RuntimeError, match="Two executors are named 'torch'"):
+    with pytest.raises(RuntimeError, match="Two executors are named 'torch'") as e:
         plugins.executors()
+    assert "thunder-executor-torch (plugin 'torch')" in str(e.value) and "plugin 'dup'" in str(e.value)
 
 
 @pytest.fixture
@@ -127,7 +126,16 @@ def testexec(monkeypatch):
     monkeypatch.setattr(test_plugin, "DISPATCH_US", 1.0)
     monkeypatch.setattr(test_plugin, "REGION_US", None)
     test_plugin.CALLS.clear()
-    return test_plugin
+    plugins.reload()
+    yield test_plugin
+    plugins.reload()
+
+
+def _dispatch_us(testexec, us):
+    """Set the test executor's per-op cost. Its hook reads DISPATCH_US when called, which is
+    once per registry: reload() makes the next tc.jit see the new Executor."""
+    testexec.DISPATCH_US = us
+    plugins.reload()
 
 
 def _fma(a, b, c):
@@ -136,7 +144,7 @@ def _fma(a, b, c):
 
 @pytest.mark.parametrize("order", [["testexec", "torch"], ["torch", "testexec"]])
 def test_cheaper_executor_wins_whatever_the_list_order(testexec, order):
-    testexec.DISPATCH_US = 0.2  # cheaper than torch's 1 us per op
+    _dispatch_us(testexec, 0.2)  # cheaper than torch's 1 us per op
     jf = tc.jit(_fma, executors=order)
     a, b, c = (torch.randn(4) for _ in range(3))
     torch.testing.assert_close(jf(a, b, c), _fma(a, b, c))
@@ -145,12 +153,12 @@ def test_cheaper_executor_wins_whatever_the_list_order(testexec, order):
 
 
 def test_costlier_executor_loses_and_ties_go_to_the_earlier_one(testexec):
-    testexec.DISPATCH_US = 50.0
+    _dispatch_us(testexec, 50.0)
     jf = tc.jit(_fma, executors=["testexec", "torch"])
     jf(*(torch.randn(4) for _ in range(3)))
     assert testexec.CALLS == []
     assert set(jf._last.executors_used.values()) == {"torch"}
-    testexec.DISPATCH_US = 1.0   # same cost as torch: the earlier one in executors=[...] wins
+    _dispatch_us(testexec, 1.0)   # same cost as torch: the earlier one in executors=[...] wins
     for order, winner in ((["testexec", "torch"], "testexec"), (["torch", "testexec"], "torch")):
         jf = tc.jit(_fma, executors=order)
         jf(*(torch.randn(4) for _ in range(3)))

@@ -30,6 +30,7 @@ from .user_errors import annotate
 # what a capture records (guard kinds, Guard, Capture) is defined with the guards; re-exported here
 from .guards.record import BOUND, EQUALS, IDENTITY, LENGTH, NO_HOOKS, SAME_AS, TENSOR, TYPE  # noqa: F401
 from .guards.record import VALUES, Capture, Guard  # noqa: F401
+from . import plugins
 from .ops import TORCH_CALLS
 
 _TORCH_DIR = os.path.dirname(torch.__file__)
@@ -244,7 +245,10 @@ def _torch_lookasides():
     return {fn: _torch_lookaside(entry) for fn, entry in TORCH_CALLS.items()}
 
 
-_LOOKASIDES = None
+def _merged_lookasides(registry):
+    # torch callables -> their symbols, then every plugin's lookasides (the core's own in
+    # builtin/lookasides.py); kept on the plugin registry, so registering a plugin renews it
+    return {**_torch_lookasides(), **registry.lookasides}
 
 
 class TracingInterpreter(Interpreter):
@@ -291,13 +295,7 @@ def _is_torch_callable(fn) -> bool:
 def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_opaque_calls=False,
             what=None) -> Capture:
     """Trace ``fn(*args, **kwargs)``; see the module docstring."""
-    global _LOOKASIDES
-    if _LOOKASIDES is None:
-        from . import plugins
-
-        # torch callables -> their symbols, then every plugin's lookasides (the core's own
-        # in builtin/lookasides.py)
-        _LOOKASIDES = {**_torch_lookasides(), **plugins.lookasides()}
+    lookasides = plugins.registry().cached("capture.lookasides", _merged_lookasides)
     name = getattr(fn, "__name__", "fn")
     trace = _CaptureTrace("computation", grad_enabled=torch.is_grad_enabled())
     cap = Capture(trace, fn_name=name)
@@ -308,7 +306,7 @@ def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_o
             arg_names = arg_names[1:]
     cap.arg_names = arg_names
     rec = _Recorder(cap, arg_names)
-    I = TracingInterpreter(lookasides={**_LOOKASIDES, **(extra_lookasides or {})}, on_enter=rec.on_enter,
+    I = TracingInterpreter(lookasides={**lookasides, **(extra_lookasides or {})}, on_enter=rec.on_enter,
                            record_opaque_calls=record_opaque_calls)
     I.recorder = rec
     I.local_types = frozenset({TensorProxy, NumberProxy})

@@ -11,11 +11,12 @@ from . import hookspecs, plugins
 def rows() -> list[dict]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", plugins.PluginWarning)
-        pm, records = plugins._loaded()
-        executors = plugins.executors_with_plugins()
+        reg = plugins.registry()
+        executors, owners = reg.executors, reg.executor_plugins
+        records = reg.records   # after the executors: a plugin whose hook raised is disabled by now
     out = []
     for r in records:
-        provided = [ex for ex, owner in executors.values() if owner is r]
+        provided = [ex for name, ex in executors.items() if owners[name] is r]
         names = [ex.name for ex in provided] if r.problem is None else []
         status = r.problem or "; ".join(f"{ex.name}: " + (ex.unavailable() or "available") for ex in provided) or "ok"
         out.append({"plugin": r.name, "distribution": r.distribution, "version": r.version,

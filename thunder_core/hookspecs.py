@@ -11,6 +11,16 @@ core's own behaviour registers through the same hooks. ``API_VERSION`` is the ma
 of this contract; a plugin declares the version it was written for (``Executor.api_version``
 for executors, a module attribute ``THUNDER_CORE_API`` otherwise) and a mismatch disables it
 with a warning.
+
+Hooks are called through pluggy (``pm.hook.<name>()``), and their results are kept on the
+plugin registry (``thunder_core.plugins.registry()``) until the set of plugins changes:
+``plugins.register(plugin, name)`` adds a plugin object at runtime, ``plugins.unregister(name)``
+removes one, ``plugins.reload()`` reads the entry points again. Pluggy calls the latest
+registered plugin first (entry points: the core's own, then by entry-point name; runtime
+plugins before them); ``@hookimpl(tryfirst=True)`` / ``@hookimpl(trylast=True)`` move a
+hookimpl ahead of or behind the others (the executors' order is ``executors=None``'s
+preference on ties), and ``@hookimpl(wrapper=True)`` wraps the call and sees every plugin's
+results. A plugin whose hook raises is disabled with a warning, every hook of it.
 """
 
 from __future__ import annotations

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Mapping
+
+from . import plugins
 
 LEVELS = ("allow", "warn", "error")
 
@@ -44,10 +46,10 @@ class SharpEdgeChecker:
     needs_opaque_calls: bool = False
 
 
-def checkers() -> dict[str, SharpEdgeChecker]:
-    from . import plugins
-
-    return plugins.sharp_edge_checkers()
+def checkers() -> Mapping[str, SharpEdgeChecker]:
+    """name -> checker, of every enabled plugin: read from the current plugin registry, so
+    ``plugins.register``/``unregister``/``reload`` take effect on the next ``tc.jit``."""
+    return plugins.registry().sharp_edge_checkers
 
 
 def resolve_levels(spec) -> dict[str, str]:

@@ -254,24 +254,36 @@ def test_opaque_ops_are_differentiated_by_pytorch_autograd_for_that_op():
     assert "vjp_of='opaque.torch_cdist'" in bwd and "vjp_of='opaque.torch_special_special_i0e'" in bwd
 
 
-def test_a_plugin_rule_is_used(monkeypatch):
+def test_a_plugin_rule_is_used_while_registered():
     from thunder_core import plugins
-    from thunder_core.transforms import vjp
+    from thunder_core.ops.registry import T
 
     calls = []
 
-    def exp_rule(b, g):
+    def sinh_rule(b, g):   # ltorch.sinh has no built-in rule: it is differentiated through its decomposition
         calls.append(b.sym.id)
-        return (g * b.output,)
+        return (g * T.cosh(b.args[0]),)
 
-    monkeypatch.setattr(vjp, "VJP", {})
-    monkeypatch.setattr(vjp, "_loaded", False)
-    monkeypatch.setattr(plugins, "vjp_rules", lambda: {"ltorch.exp": exp_rule})
+    class SinhRule:
+        @tc.hookimpl
+        def thunder_core_vjp_rules(self):
+            return {"ltorch.sinh": sinh_rule}
+
+    def f(x):
+        return torch.sinh(x) * 2
+
     x, = leaves((4,))
-    jf = tc.jit(lambda x: torch.exp(x) * 2)
-    jf(x).sum().backward()
-    torch.testing.assert_close(x.grad, 2 * x.exp())
-    assert calls == ["ltorch.exp"]
+    plugins.register(SinhRule(), "test-sinh-rule")
+    try:
+        tc.jit(f)(x).sum().backward()
+    finally:
+        plugins.unregister("test-sinh-rule")
+    torch.testing.assert_close(x.grad, 2 * x.detach().cosh())
+    assert calls == ["ltorch.sinh"]
+    x.grad = None
+    tc.jit(f)(x).sum().backward()   # unregistered: the decomposition again
+    torch.testing.assert_close(x.grad, 2 * x.detach().cosh())
+    assert calls == ["ltorch.sinh"]
 
 
 def test_modifying_a_saved_tensor_before_backward_is_an_error_as_in_eager():

@@ -24,13 +24,16 @@ Symbols without a rule are differentiated through their decomposition (each subs
 symbols with neither (opaque torch ops, ops whose torch function is their definition) use
 :data:`torch_vjp`: the backward re-runs that one op under PyTorch's autograd and asks it for
 the vector-Jacobian product, so every op torch can differentiate is differentiable here.
-Plugins add rules for their symbols through the ``thunder_core_vjp_rules`` hook.
+Plugins add rules for their symbols through the ``thunder_core_vjp_rules`` hook: they are read
+from the current plugin registry (``plugins.registry().vjp_rules``) whenever a symbol has no
+built-in rule, so registering or unregistering a plugin takes effect on the next compile.
 """
 
 from __future__ import annotations
 
 from typing import Callable
 
+from .. import plugins
 from ..ir import Symbol, TensorProxy, tensor_proxy
 from ..ir.printing import NAMESPACES
 from ..ir.proxies import flat_proxies
@@ -46,7 +49,7 @@ APPLIES: dict[str, Callable] = {}
 #: a replacement whose first output is the call's output and whose other outputs are
 #: statistics its VJP rule wants (attention's logsumexp), or returns None to keep the call.
 FORWARD: dict[str, Callable] = {}
-_loaded = False
+_builtins_loaded = False  # vjp_ltorch/vjp_prims register into the tables above on first use
 
 
 def forward_for_grad(*ids: str):
@@ -76,30 +79,29 @@ def vjp(*ids: str, applies: Callable | None = None):
 
 def forward_of(sid: str):
     """The training forward of symbol ``sid`` (see FORWARD) or None."""
-    if not _loaded:
-        _load()
+    if not _builtins_loaded:
+        _load_builtins()
     return FORWARD.get(sid)
 
 
 def rule_for(sid: str, bsym=None):
-    """The rule of symbol ``sid`` (for the call ``bsym``, if given) or None. Loads the
-    built-in tables and plugin rules on first use."""
-    if not _loaded:
-        _load()
+    """The rule of symbol ``sid`` (for the call ``bsym``, if given) or None: the built-in one,
+    else a plugin's (a built-in rule wins over a plugin's). Loads the built-in tables on
+    first use."""
+    if not _builtins_loaded:
+        _load_builtins()
     rule = VJP.get(sid)
-    if rule is not None and bsym is not None and sid in APPLIES and not APPLIES[sid](bsym):
+    if rule is None:
+        return plugins.registry().vjp_rules.get(sid)
+    if bsym is not None and sid in APPLIES and not APPLIES[sid](bsym):
         return None
     return rule
 
 
-def _load():
-    global _loaded
-    _loaded = True
-    from .. import plugins
+def _load_builtins():
+    global _builtins_loaded
+    _builtins_loaded = True
     from . import vjp_ltorch, vjp_prims  # noqa: F401 - they register their rules
-
-    for sid, rule in plugins.vjp_rules().items():
-        VJP.setdefault(sid, rule)
 
 
 # ---------------------------------------------------------------- helpers for rules
