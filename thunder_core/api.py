@@ -254,7 +254,7 @@ def _resolve_transforms(spec):
     out, registered = [], None
     for item in spec or ():
         if isinstance(item, str):
-            registered = plugins.transforms() if registered is None else registered
+            registered = plugins.registry().transforms if registered is None else registered
             if item not in registered:
                 raise ValueError(f"Unknown transform {item!r}. Registered transforms: "
                                  f"{', '.join(sorted(registered)) or '(none)'}.")
@@ -269,7 +269,7 @@ def _resolve_transforms(spec):
 def _resolve_executors(spec):
     from . import plugins
 
-    installed = plugins.executors()
+    installed = plugins.registry().executors
     if spec is None and os.environ.get("THUNDER_CORE_EXECUTORS"):
         # the default for every tc.jit of this process (tests use it to keep inductor out)
         spec = [name.strip() for name in os.environ["THUNDER_CORE_EXECUTORS"].split(",") if name.strip()]

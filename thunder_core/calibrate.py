@@ -52,7 +52,7 @@ def measure(executors=None, device="cpu") -> dict:
     if executors is None:
         from . import plugins
 
-        executors = [ex for ex in plugins.executors().values() if ex.unavailable() is None]
+        executors = [ex for ex in plugins.registry().executors.values() if ex.unavailable() is None]
     for ex in executors:
         if ex.implementations():
             out["dispatch_us"][ex.name] = _executor_overhead_us(ex, tiny, launch_s * 1e6)

@@ -70,7 +70,7 @@ def _for_target(executors, target: DeviceProfile) -> list:
     """The executors that compile for ``target`` (installed ones for ``None``), fallbacks last."""
     from . import plugins
 
-    installed = plugins.executors()
+    installed = plugins.registry().executors
     if executors is None:
         chosen = [ex for ex in installed.values() if ex.supports(target) is None]
     else:

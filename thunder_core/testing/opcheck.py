@@ -18,9 +18,9 @@ from ..transforms.flatten import flatten
 def torch_impls():
     """The implementation table (symbol id -> callable) of the installed fallback executor
     (the one that runs every symbol op by op, e.g. PyTorch eager)."""
-    from ..plugins import executors
+    from ..plugins import registry
 
-    fallback = [ex for ex in executors().values() if ex.fallback and ex.unavailable() is None]
+    fallback = [ex for ex in registry().executors.values() if ex.fallback and ex.unavailable() is None]
     if not fallback:
         raise RuntimeError("check_op runs traces with a fallback executor, and none is installed.")
     return fallback[0].implementations()
