@@ -41,23 +41,76 @@ hookimpl = pluggy.HookimplMarker("thunder_core")
 def thunder_core_executors() -> list:
     """Return the executors this plugin provides.
 
-    :return: a list of :class:`thunder_core.execution.executor.Executor`. Every plugin's
-        list is collected (not ``firstresult``); two executors with one name are an error
-        naming both distributions.
+    :return: a list of :class:`thunder_core.extend.Executor`. Every plugin's list is
+        collected (not ``firstresult``); two executors with one name are an error naming
+        both distributions.
+
+    An executor is data, not a subclass: a name, and functions the partitioner calls when it
+    covers a trace (the forward and the backward alike) at the least estimated cost:
+
+    * ``implementations``: ``() -> {symbol id: callable}``; each entry runs one symbol and is
+      also a claim on that symbol alone, priced by the :class:`~thunder_core.extend.CostModel`
+      plus the executor's ``dispatch_us`` on the target device (a number, or per profile
+      name / device type / ``"default"``).
+    * ``check`` (every symbol) and ``checkers`` (``() -> {symbol id: checker}``): a checker
+      ``(bound_symbol) -> None | reason`` declines what the executor cannot run; declined
+      claims and their reasons show in ``tc.explain``.
+    * ``claim``: a :class:`~thunder_core.extend.ClaimFn`, ``claim(bsyms, ctx)``, yielding
+      :class:`~thunder_core.extend.Claim` objects for contiguous ranges of ``bsyms``, priced
+      with ``ctx.region_us(ctx.region(start, end))``. A claim that wins is lowered:
+      ``lower(region)`` gets the :class:`~thunder_core.extend.Region` (its bound symbols,
+      inputs and outputs) and returns ``fn(*region.inputs) -> tuple(region.outputs)``;
+      ``region_callable(region, impls)`` builds a plain one, ``region_key(region)`` keys a
+      compile cache so regions of one structure compile once.
+    * ``fuses=True``: its regions keep intermediates out of memory, so autograd may recompute
+      cheap elementwise forward values in the backward instead of saving them.
+    * ``fallback=True``: it implements every symbol op by op (the ``torch`` executor);
+      ``tc.jit(executors=None)`` and ``tc.plan`` order fallbacks last. Otherwise ties go to
+      the executor named earlier in ``executors=[...]``.
+    * ``artifacts``: ``(region, profile) -> iterable of`` :class:`~thunder_core.extend.Artifact`
+      produced ahead of time for ``tc.plan`` (PTX, cubin, source...), for the targets whose
+      device type is in ``device_types``.
 
     An executor that cannot run here (no CUDA device, library missing) is still returned,
     with ``unavailable`` giving the reason: ``python -m thunder_core doctor`` shows it and
-    ``executors=None`` leaves it out.
+    ``executors=None`` leaves it out. The walk-through, a complete fusing executor:
+    ``docs/writing-an-executor.md``.
 
-    **Example**::
+    **Example** (``ltorch.add`` on float32 tensors, and runs of elementwise torch-level
+    symbols as regions)::
 
-        from thunder_core import hookimpl
-        from thunder_core.execution.executor import Executor
+        import torch
+        from thunder_core.extend import (API_VERSION, Executor, has_trait, hookimpl, region_callable,
+                                         region_key, torch_impls)
+
+        COMPILED = {}  # region_key -> callable: regions of one structure are built once
+
+        def lower(region):
+            key = region_key(region)
+            if key not in COMPILED:  # a real executor compiles its own code here
+                COMPILED[key] = region_callable(region, torch_impls())
+            return COMPILED[key]
+
+        def claim(bsyms, ctx):
+            i = 0
+            while i < len(bsyms):
+                j = i
+                while (j < len(bsyms) and has_trait(bsyms[j], "elementwise") and bsyms[j].sym.id in torch_impls()
+                       and ctx.check(bsyms[j]) is None):
+                    j += 1
+                if j - i >= 2:
+                    yield ctx.claim(i, j, ctx.region_us(ctx.region(i, j)), lower, f"{j - i} fused symbols")
+                i = max(j, i + 1)
+
+        def float32_only(bsym):
+            dtype = bsym.output.dtype
+            return None if dtype == torch.float32 else f"{dtype} is not supported"
 
         @hookimpl
         def thunder_core_executors():
-            return [Executor("myexec", implementations=lambda: {"prims.add": my_add},
-                             version="1.0", api_version=1)]
+            return [Executor("myexec", implementations=lambda: {"ltorch.add": torch_impls()["ltorch.add"]},
+                             check=float32_only, claim=claim, fuses=True, dispatch_us={"cpu": 1.0, "cuda": 5.0},
+                             version="1.0", api_version=API_VERSION)]
     """
 
 
@@ -71,22 +124,28 @@ def thunder_core_lookasides() -> dict:
     :return: a dict. Before the interpreter calls ``callable`` while tracing it calls
         ``replacement(interpreter, args: tuple, kwargs: dict)`` instead and uses its result.
         Every plugin's dict is merged; two plugins replacing one callable is an error naming
-        both. Torch callables that have symbols are looked aside by the core itself.
+        both. Torch callables that have symbols are looked aside by the core itself, and so
+        are ``nn.Module.__call__``, ``torch.utils.checkpoint.checkpoint`` and a few others
+        (``thunder_core/builtin/lookasides.py``).
 
     A replacement may re-enter the interpreter (``interpreter.call(fn, args, kwargs)``
     interprets ``fn``), record symbols (call them: they record into the trace being built),
     or compute a value natively. ``interpreter.provenance(obj)`` says where an outside
     object came from; ``interpreter.recorder.guard(prov, kind, value)`` adds a guard.
 
-    **Example** (trace a checkpointed function inline)::
+    **Example** (a library's timing helper, ``mylib.timed(fn, *args, **kwargs)``, traced as
+    the call of ``fn`` it wraps: a clock read while tracing would be frozen into the trace)::
 
-        import torch.utils.checkpoint as cp
+        import mylib
+        from thunder_core.extend import hookimpl
+
+        def call_inline(interpreter, args, kwargs):
+            fn, *rest = args
+            return interpreter.call(fn, tuple(rest), kwargs)
 
         @hookimpl
         def thunder_core_lookasides():
-            return {cp.checkpoint: lambda I, args, kwargs: I.call(args[0], args[1:],
-                                                                 {k: v for k, v in kwargs.items()
-                                                                  if k != "use_reentrant"})}
+            return {mylib.timed: call_inline}
     """
 
 
@@ -94,20 +153,25 @@ def thunder_core_lookasides() -> dict:
 def thunder_core_symbols() -> None:
     """Define the plugin's symbols (called once, when ``thunder_core.ops`` loads).
 
-    Use the op language's registries: ``thunder_core.ops.registry.torch_op`` for a
-    torch-level op (its signature function mirrors the torch callable's, its body is the
-    decomposition) and ``thunder_core.ops.registry.prim`` for a primitive (its meta
-    function). Returns nothing.
+    Use the op language's decorators from ``thunder_core.extend``: ``torch_op`` for a
+    torch-level op (its signature function mirrors the torch callable's; its body, written
+    with torch-level symbols through ``T``/``F`` and proxy operators, is the decomposition)
+    and ``prim`` for a primitive (its meta function). Give the op its traits (``tags=``, e.g.
+    ``("elementwise",)``) so executors and passes treat it like a built-in one. Once defined,
+    the callable is traced as the symbol ``"ltorch.<name>"``, the ``torch`` executor runs it
+    by calling the callable, and other executors may claim it or its decomposition. Returns
+    nothing.
 
-    **Example**::
+    **Example** (``mylib.fused_gelu(x)`` becomes the symbol ``ltorch.fused_gelu``)::
 
-        from thunder_core.ops.registry import torch_op
+        import mylib
+        from thunder_core.extend import F, hookimpl, torch_op
 
         @hookimpl
         def thunder_core_symbols():
             @torch_op(mylib.fused_gelu, inputs=("x",))
-            def fused_gelu(x, *, approximate="none"):
-                return torch.nn.functional.gelu(x, approximate=approximate)  # decomposition
+            def fused_gelu(x):
+                return F.gelu(x)  # the decomposition
     """
 
 
@@ -125,21 +189,25 @@ def thunder_core_vjp_rules() -> dict:
     ``rule(bound_symbol, *cotangents)`` gets the forward bound symbol (its ``args``,
     ``kwargs`` and ``output`` are the forward proxies) and one cotangent per flat output (None
     for outputs that do not require grad), and returns one gradient (or None) per positional
-    argument, computed with symbols (``thunder_core.ops.registry.T``/``F`` or prims) so the
-    backward is a trace executors can claim. Whatever forward values the rule reads are
-    saved by the forward (or recomputed). A symbol without a rule is differentiated through
-    its decomposition, or else by PyTorch's autograd on that op alone.
+    argument, computed with symbols (``thunder_core.extend.T``/``F``, proxy operators, or
+    prims) so the backward is a trace executors can claim. Whatever forward values the rule
+    reads are saved by the forward (or recomputed). A symbol without a rule is
+    differentiated through its decomposition, or else by PyTorch's autograd on that op alone.
     See ``thunder_core/transforms/vjp.py``.
 
-    **Example**::
+    **Example** (the exact gradient of ``ltorch.fused_gelu``, the symbol defined in the
+    ``thunder_core_symbols`` example)::
+
+        from thunder_core.extend import T, hookimpl
+
+        def fused_gelu_vjp(b, g):
+            (x,) = b.args
+            cdf = 0.5 * (1 + T.erf(x * 0.7071067811865476))
+            pdf = T.exp(-0.5 * x * x) * 0.3989422804014327
+            return (g * (cdf + x * pdf),)
 
         @hookimpl
         def thunder_core_vjp_rules():
-            def fused_gelu_vjp(b, g):
-                (x,) = b.args
-                cdf = 0.5 * (1 + T.erf(x * 0.7071067811865476))
-                pdf = T.exp(-0.5 * x * x) * 0.3989422804014327
-                return (g * (cdf + x * pdf),)
             return {"ltorch.fused_gelu": fused_gelu_vjp}
     """
 
@@ -156,14 +224,19 @@ def thunder_core_transforms() -> dict:
         Users apply it with ``tc.jit(fn, transforms=["name"])`` (or pass the callable
         itself); transforms run in the order given and the verifier checks each result in
         tests. The returned trace must compute the same outputs from the same inputs.
+        Derive it from the given one (``trace.derive(bound_symbols=...)``) rather than
+        editing that one in place.
 
-    **Example**::
+    **Example** (a transform that changes nothing, under a name)::
+
+        from thunder_core.extend import hookimpl
+
+        def identity(trace):
+            return trace.derive()
 
         @hookimpl
         def thunder_core_transforms():
-            def drop_nothing(trace):
-                return trace.derive()
-            return {"identity": drop_nothing}
+            return {"identity": identity}
     """
 
 
@@ -172,24 +245,29 @@ def thunder_core_transforms() -> dict:
 
 @hookspec
 def thunder_core_sharp_edge_checkers() -> list:
-    """Return sharp-edge checkers (:class:`thunder_core.sharp_edges.SharpEdgeChecker`).
+    """Return sharp-edge checkers (:class:`thunder_core.extend.SharpEdgeChecker`).
 
     :return: a list; every plugin's list is collected. Checker names must be unique.
 
     A checker's ``check(capture)`` runs once per compile over the capture (``capture.events``
-    is the interpreter's event log: reads of outside data, writes, opaque calls;
-    ``capture.trace`` the computation trace) and yields ``SharpEdge(checker, message)``. The
-    user's level for the checker decides: "allow" ignores, "warn" emits
-    ``tc.SharpEdgeWarning``, "error" raises ``tc.SharpEdgeError``. Messages name the user's
-    file:line, what was found and how to fix or silence it.
+    is the interpreter's event log: reads of outside data, writes, opaque calls; each event
+    has a ``kind`` such as ``"read-global"``, a ``key``, the ``value`` and ``where``, the
+    user's file:line; ``capture.trace`` is the computation trace) and yields
+    ``SharpEdge(checker, message)``. The user's level for the checker decides: "allow"
+    ignores, "warn" emits ``tc.SharpEdgeWarning``, "error" raises ``tc.SharpEdgeError``.
+    Messages name the user's file:line, what was found and how to fix or silence it.
 
-    **Example**::
+    **Example** (report reads of globals named in capitals: the compiled function checks
+    their values on every call and compiles again when one changes)::
+
+        from thunder_core.extend import SharpEdge, SharpEdgeChecker, hookimpl
+
+        def reads_constants(capture):
+            for e in capture.events:
+                if e.kind == "read-global" and e.key.isupper():
+                    yield SharpEdge("constants", f"{e.where}: reads the constant {e.key}")
 
         @hookimpl
         def thunder_core_sharp_edge_checkers():
-            def check(cap):
-                for e in cap.events:
-                    if e.kind == "read-global" and e.key.isupper():
-                        yield SharpEdge("constants", f"{e.where}: reads constant {e.key}")
-            return [SharpEdgeChecker("constants", "warn", check)]
+            return [SharpEdgeChecker("constants", "warn", reads_constants)]
     """
