@@ -18,9 +18,11 @@ import torch
 from thunder_core.execution.claims import Claim, region_boundary, region_callable, region_symbol
 from thunder_core.ir import Proxy, TensorProxy
 
-#: op families (ops/ltorch_<family>.py) whose symbols inductor fuses
-FUSIBLE_FAMILIES = {"ltorch_elementwise", "ltorch_activations", "ltorch_conversions", "ltorch_reduction",
-                    "ltorch_shape"}
+#: what inductor fuses, by op traits (thunder_core.ir.traits): ops with one of FUSIBLE_TRAITS
+#: and none of UNFUSED_TRAITS (random draws, writes, opaque calls, and normalizations, whose
+#: aten kernels (layer_norm...) beat the code inductor generates for them here)
+FUSIBLE_TRAITS = frozenset({"elementwise", "reduction", "shape", "view"})
+UNFUSED_TRAITS = frozenset({"random", "inplace", "normalization", "opaque"})
 #: per-call overhead of a compiled region on CPU (Python wrapper, guards), µs
 DISPATCH_US = 40.0
 #: A region's compile (about a second on CPU), charged per call as if spread over ~100,000
@@ -31,12 +33,13 @@ _COMPILED: dict = {}  # region signature -> compiled callable
 
 
 def _fusible(bsym) -> bool:
-    from thunder_core.ops.registry import OPDEFS
+    from thunder_core.ops import TORCH_IMPLS
 
-    d = OPDEFS.get(bsym.sym.id)
-    # (symbols tagged "fusible": e.g. the elementwise backward ops of ops/ltorch_backward.py)
-    return (d is not None and (d.family in FUSIBLE_FAMILIES or "fusible" in bsym.sym.tags)
-            and not bsym.sym.tags & {"random", "inplace", "opaque"} and bsym.sym.id != "ltorch.contiguous")
+    tags = bsym.sym.tags
+    # decided by the op's traits, wherever it is defined (plugins included); a region runs
+    # each op's torch implementation, so only torch-level ops with one can join it
+    return (not tags.isdisjoint(FUSIBLE_TRAITS) and tags.isdisjoint(UNFUSED_TRAITS)
+            and bsym.sym.id in TORCH_IMPLS and bsym.sym.id != "ltorch.contiguous")
 
 
 def claim(bsyms, model, last_use):
