@@ -17,6 +17,7 @@ import torch
 import torch.nn.functional as F
 
 import thunder_core as tc
+from thunder_core.ir.traits import has_trait, traits
 from thunder_core.ops.registry import OPDEFS
 
 from ..ops.test_elementwise import _DOMAINS
@@ -47,6 +48,11 @@ def probs(*shape):
 SAMPLES: dict = {}
 
 
+#: the backward kernels VJP rules record (ops/ltorch_backward.py): not user ops
+_BACKWARD_KERNELS = {sid for sid in OPDEFS if sid.endswith(("_backward", "_backward_stats"))} | \
+    {"ltorch.layer_norm_forward", "ltorch.sdpa_forward"}
+
+
 def C(name, fn, *inputs):
     sid = f"ltorch.{name}"
     assert sid not in SAMPLES, sid
@@ -57,9 +63,13 @@ def C(name, fn, *inputs):
 
 _SPECIAL = {"floor_divide", "pow", "float_power", "div", "fmod", "remainder", "where", "clamp", "masked_fill", "lerp",
             "addcmul", "addcdiv", "nan_to_num", "real", "imag", "rsub"}
+#: elementwise symbols with cases of their own below (activations, backward kernels, random, `to`)
+_OWN_CASES = set(("celu elu gelu glu hardsigmoid hardswish hardtanh leaky_relu logsigmoid mish relu relu6 selu silu "
+                  "softplus softsign threshold to").split())
 for _sid, _od in OPDEFS.items():
     _name = _sid.split(".", 1)[1]
-    if _od.family != "ltorch_elementwise" or "inplace" in _od.symbol.tags or _name in _SPECIAL:
+    if traits(_od.symbol) & {"inplace", "random"} or not has_trait(_od.symbol, "elementwise") or _name in _SPECIAL \
+            or _name in _OWN_CASES or _sid in _BACKWARD_KERNELS:
         continue
     _fn = getattr(torch, _name)
     if len(_od.inputs) == 1:
@@ -253,8 +263,8 @@ C("scatter_add", lambda x, s: torch.scatter_add(x, 1, torch.tensor([[0, 0], [2, 
 RULES = [
     (lambda od: "inplace" in od.symbol.tags and od.symbol.id not in SAMPLES,
      "in-place variant: functionalised into its out-of-place op, which has its own case"),
-    (lambda od: od.family == "ltorch_creation", "creation op: no differentiable input"),
-    (lambda od: od.family == "ltorch_backward", "a backward kernel that VJP rules record; not a user op"),
+    (lambda od: has_trait(od.symbol, "creation"), "creation op: no differentiable input"),
+    (lambda od: od.symbol.id in _BACKWARD_KERNELS, "a backward kernel that VJP rules record; not a user op"),
     (lambda od: "random" in od.symbol.tags and od.symbol.id not in SAMPLES,
      "random: finite differences of fresh noise are meaningless"),
 ]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 
 from ..ir import TensorProxy
-from ..transforms.remat import VIEWS
+from ..ir.traits import VIEW, has_trait
 from ..transforms.remat import nbytes as _bytes
 from .profiles import DeviceProfile, profile
 
@@ -90,7 +90,7 @@ class CostModel:
     def symbol_us(self, bsym, dispatch_us: float) -> float:
         """One bound symbol run alone by an executor with this per-op overhead (a view moves
         no data: only the overhead)."""
-        if bsym.sym.id in VIEWS:
+        if has_trait(bsym, VIEW):
             return self.profile.launch_us + dispatch_us
         moved = sum(_bytes(p) for p in {id(p): p for p in (*bsym.flat_args, *bsym.flat_outs)
                                         if isinstance(p, TensorProxy)}.values())

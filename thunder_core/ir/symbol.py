@@ -65,7 +65,9 @@ class Symbol:
         ``"torch.nn.functional.gelu"``).
     :param decomposition: the op written with other symbols, or None.
     :param is_prim: a primitive: has ``meta`` and no decomposition; executors must implement it.
-    :param tags: static properties passes may query (e.g. ``"inplace"``, ``"random"``).
+    :param tags: static properties passes may query: the op's *traits* (``"elementwise"``,
+        ``"view"``, ``"random"``...; see ``thunder_core.ir.traits``, asked with ``has_trait``)
+        and other facts such as ``"may-return-input"``.
     :param python_name: the name the call prints as (default ``name``).
     :param module: module alias (an identifier) the call prints under: ``"prims"`` prints ``prims.add(...)``;
         see ``thunder_core.ir.printing.NAMESPACES``. None prints the bare ``python_name``.

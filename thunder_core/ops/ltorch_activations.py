@@ -8,7 +8,10 @@ live with the other unary math ops in ``ltorch_elementwise``.
 
 ``F.<act>(x, inplace=True)`` records the in-place op ``<act>_`` (tagged ``"inplace"``, run
 in place by the executor); ``inplace=False`` records ``<act>``. Each row of :data:`_ACTIVATIONS`
-says which torch callables stand for which.
+says which torch callables stand for which, and the op's traits: ``"elementwise"``, with
+``"transcendental"`` for those built on exp/log/erf/tanh/sigmoid (``gelu``, ``silu``, ``elu``...;
+not the piecewise-linear ``relu``, ``hardtanh``, ``hardswish``...). ``glu`` has none: each of
+its outputs reads two elements half the dim apart, so it is not elementwise.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import torch
 import torch.nn.functional as nnf
 
 from ..ir import TensorProxy
-from .ltorch_elementwise import cast_number, inplace_variant, register_front
+from .ltorch_elementwise import E, ET, cast_number, inplace_variant, register_front
 from .prims_elementwise import dtype_kind
 from .registry import F, T, torch_op
 
@@ -155,26 +158,26 @@ def glu(input, dim=-1):
 # ---------------------------------------------------------------- registration
 
 #: (decomposition/signature, number inputs, functional callables, F function with `inplace` routed
-#:  by a front, in-place callables). Empty in-place callables with an F front: the in-place op
-#:  runs ``F.<name>(..., inplace=True)``.
+#:  by a front, in-place callables, traits). Empty in-place callables with an F front: the in-place
+#:  op runs ``F.<name>(..., inplace=True)``.
 _ACTIVATIONS = [
-    (relu, (), (torch.relu, torch.Tensor.relu), nnf.relu, (torch.Tensor.relu_, torch.relu_)),
-    (relu6, (), (), nnf.relu6, ()),
-    (hardtanh, ("min_val", "max_val"), (), nnf.hardtanh, (nnf.hardtanh_,)),
-    (threshold, ("threshold", "value"), (torch.threshold,), nnf.threshold, (torch.threshold_,)),
-    (leaky_relu, ("negative_slope",), (), nnf.leaky_relu, (nnf.leaky_relu_,)),
-    (elu, ("alpha",), (), nnf.elu, (nnf.elu_,)),
-    (selu, (), (torch.selu,), nnf.selu, (torch.selu_,)),
-    (celu, ("alpha",), (torch.celu,), nnf.celu, (torch.celu_,)),
-    (gelu, (), (nnf.gelu,), None, ()),
-    (silu, (), (), nnf.silu, ()),
-    (mish, (), (), nnf.mish, ()),
-    (softplus, ("beta", "threshold"), (nnf.softplus,), None, ()),
-    (softsign, (), (nnf.softsign,), None, ()),
-    (hardsigmoid, (), (), nnf.hardsigmoid, ()),
-    (hardswish, (), (), nnf.hardswish, ()),
-    (logsigmoid, (), (nnf.logsigmoid,), None, ()),
-    (glu, (), (nnf.glu,), None, ()),
+    (relu, (), (torch.relu, torch.Tensor.relu), nnf.relu, (torch.Tensor.relu_, torch.relu_), E),
+    (relu6, (), (), nnf.relu6, (), E),
+    (hardtanh, ("min_val", "max_val"), (), nnf.hardtanh, (nnf.hardtanh_,), E),
+    (threshold, ("threshold", "value"), (torch.threshold,), nnf.threshold, (torch.threshold_,), E),
+    (leaky_relu, ("negative_slope",), (), nnf.leaky_relu, (nnf.leaky_relu_,), E),
+    (elu, ("alpha",), (), nnf.elu, (nnf.elu_,), ET),
+    (selu, (), (torch.selu,), nnf.selu, (torch.selu_,), ET),
+    (celu, ("alpha",), (torch.celu,), nnf.celu, (torch.celu_,), ET),
+    (gelu, (), (nnf.gelu,), None, (), ET),
+    (silu, (), (), nnf.silu, (), ET),
+    (mish, (), (), nnf.mish, (), ET),
+    (softplus, ("beta", "threshold"), (nnf.softplus,), None, (), ET),
+    (softsign, (), (nnf.softsign,), None, (), E),
+    (hardsigmoid, (), (), nnf.hardsigmoid, (), E),
+    (hardswish, (), (), nnf.hardswish, (), E),
+    (logsigmoid, (), (nnf.logsigmoid,), None, (), ET),
+    (glu, (), (nnf.glu,), None, (), ()),  # not elementwise (see the module docstring)
 ]
 
 
@@ -194,15 +197,16 @@ def _f_impl(f_fn, **flags):
     return lambda a, k: f_fn(*a, **k, **flags)
 
 
-for _sig, _numbers, _fns, _f, _in_fns in _ACTIVATIONS:
+for _sig, _numbers, _fns, _f, _in_fns, _traits in _ACTIVATIONS:
     _name, _inputs = _sig.__name__, ("input", *_numbers)
-    _entry = torch_op(*_fns, inputs=_inputs, name=_name, impl=None if _fns else _f_impl(_f),
+    _entry = torch_op(*_fns, inputs=_inputs, name=_name, impl=None if _fns else _f_impl(_f), tags=_traits,
                       method=tuple(f.__name__ for f in _fns if getattr(torch.Tensor, f.__name__, None) is f))(_sig)
     CALLABLES.extend(_fns)
     if _f is not None:
         _inplace = inplace_variant(_name + "_", _sig, _inputs, _in_fns, [f.__name__ for f in _in_fns
                                    if getattr(torch.Tensor, f.__name__, None) is f],
-                                   impl=None if _in_fns else _f_impl(_f, inplace=True), callables=CALLABLES)
+                                   impl=None if _in_fns else _f_impl(_f, inplace=True), callables=CALLABLES,
+                                   traits=_traits)
         register_front(_route(_name, _f, _entry, _inplace), [_f], callables=CALLABLES)
 
-del _sig, _numbers, _fns, _f, _in_fns, _name, _inputs, _entry, _inplace
+del _sig, _numbers, _fns, _f, _in_fns, _traits, _name, _inputs, _entry, _inplace

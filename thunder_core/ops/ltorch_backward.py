@@ -9,9 +9,15 @@ mean and rstd, attention's logsumexp) are recomputed from the saved input: one r
 (or one attention pass) instead of a forward that would have to return them.
 
 Gradients of several arguments come out as one tuple holding only those ``output_mask``
-asks for (a trace output cannot be None). Ops tagged ``"fusible"`` are elementwise or
-normalisation math a fusing executor can generate code for (not attention, convolution or
-embedding backward, which stay library kernels).
+asks for (a trace output cannot be None).
+
+Traits say what each kernel computes: the activation gradients are ``"elementwise"`` (and
+``"transcendental"`` where they evaluate erf/exp/sigmoid again: ``gelu_backward``,
+``silu_backward``); the softmax and norm gradients are ``"reduction"`` (row or channel sums
+combined with elementwise math; they normalize nothing, so they are not ``"normalization"``,
+unlike ``layer_norm_forward``); attention and convolution gradients are ``"matmul"``. The
+embedding, ``nll_loss`` and indexing gradients, which add into positions given by an index
+tensor, have no trait (library kernels).
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import torch
 import torch.nn.functional as _F
 
 from ..ir import tensor_proxy
+from ..ir.traits import ELEMENTWISE, MATMUL, NORMALIZATION, REDUCTION, TRANSCENDENTAL
 from .registry import F, T, torch_op
 
 aten = torch.ops.aten
@@ -56,20 +63,20 @@ def _lead_sum_eager(t, ndim_kept):
 # ---------------------------------------------------------------- softmaxes and activations
 
 @torch_op(name="softmax_backward", inputs=("grad_output", "output"),
-          impl=lambda a, k: aten._softmax_backward_data(a[0], a[1], a[2], a[1].dtype), tags=("fusible",))
+          impl=lambda a, k: aten._softmax_backward_data(a[0], a[1], a[2], a[1].dtype), tags=(REDUCTION,))
 def softmax_backward(grad_output, output, dim):
     """The input gradient of ``y = softmax(x, dim)`` from ``y``: ``y * (g - sum(g * y))``."""
     return output * (grad_output - T.sum(grad_output * output, dim, keepdim=True))
 
 
 @torch_op(name="log_softmax_backward", inputs=("grad_output", "output"),
-          impl=lambda a, k: aten._log_softmax_backward_data(a[0], a[1], a[2], a[1].dtype), tags=("fusible",))
+          impl=lambda a, k: aten._log_softmax_backward_data(a[0], a[1], a[2], a[1].dtype), tags=(REDUCTION,))
 def log_softmax_backward(grad_output, output, dim):
     """The input gradient of ``y = log_softmax(x, dim)`` from ``y``: ``g - exp(y) * sum(g)``."""
     return grad_output - T.exp(output) * T.sum(grad_output, dim, keepdim=True)
 
 
-@torch_op(aten.gelu_backward, inputs=("grad_output", "self"), tags=("fusible",))
+@torch_op(aten.gelu_backward, inputs=("grad_output", "self"), tags=(ELEMENTWISE, TRANSCENDENTAL))
 def gelu_backward(grad_output, self, *, approximate="none"):
     """``g * d gelu(x) / dx`` (exact or tanh-approximated)."""
     x = self
@@ -82,26 +89,26 @@ def gelu_backward(grad_output, self, *, approximate="none"):
     return grad_output * (cdf + x * pdf)
 
 
-@torch_op(aten.silu_backward, inputs=("grad_output", "self"), tags=("fusible",))
+@torch_op(aten.silu_backward, inputs=("grad_output", "self"), tags=(ELEMENTWISE, TRANSCENDENTAL))
 def silu_backward(grad_output, self):
     """``g * s * (1 + x * (1 - s))`` with ``s = sigmoid(x)``."""
     s = T.sigmoid(self)
     return grad_output * s * (1 + self * (1 - s))
 
 
-@torch_op(aten.tanh_backward, inputs=("grad_output", "output"), tags=("fusible",))
+@torch_op(aten.tanh_backward, inputs=("grad_output", "output"), tags=(ELEMENTWISE,))
 def tanh_backward(grad_output, output):
     """``g * (1 - y**2)`` from ``y = tanh(x)``."""
     return grad_output * (1 - output * output)
 
 
-@torch_op(aten.sigmoid_backward, inputs=("grad_output", "output"), tags=("fusible",))
+@torch_op(aten.sigmoid_backward, inputs=("grad_output", "output"), tags=(ELEMENTWISE,))
 def sigmoid_backward(grad_output, output):
     """``g * y * (1 - y)`` from ``y = sigmoid(x)``."""
     return grad_output * output * (1 - output)
 
 
-@torch_op(aten.threshold_backward, inputs=("grad_output", "self", "threshold"), tags=("fusible",))
+@torch_op(aten.threshold_backward, inputs=("grad_output", "self", "threshold"), tags=(ELEMENTWISE,))
 def threshold_backward(grad_output, self, threshold):
     """``g`` where ``self > threshold``, else 0 (relu's backward, from its output)."""
     return T.where(self <= threshold, 0.0, grad_output)
@@ -120,7 +127,7 @@ def _layer_norm_backward_impl(args, kwargs):
 
 
 @torch_op(name="layer_norm_backward", inputs=("grad_output", "input", "weight", "eps"), impl=_layer_norm_backward_impl,
-          tags=("fusible",))
+          tags=(REDUCTION,))
 def layer_norm_backward(grad_output, input, normalized_shape, weight=None, eps=1e-05, *,
                         output_mask=(True, False, False)):
     """Gradients of ``F.layer_norm`` for (input, weight, bias) where ``output_mask`` holds,
@@ -164,7 +171,7 @@ def _layer_norm_forward_meta(input, weight=None, bias=None, eps=1e-05, *, normal
 
 
 @torch_op(name="layer_norm_forward", inputs=("input", "weight", "bias", "eps"), impl=_layer_norm_forward_impl,
-          meta=_layer_norm_forward_meta)
+          meta=_layer_norm_forward_meta, tags=(NORMALIZATION,))
 def layer_norm_forward(input, weight=None, bias=None, eps=1e-05, *, normalized_shape):
     """``F.layer_norm`` that also returns the mean and reciprocal standard deviation it used
     (shaped to broadcast against the input): what training records, like eager's
@@ -184,7 +191,7 @@ def _layer_norm_backward_stats_impl(args, kwargs):
 
 
 @torch_op(name="layer_norm_backward_stats", inputs=("grad_output", "input", "mean", "rstd", "weight", "bias"),
-          impl=_layer_norm_backward_stats_impl, tags=("fusible",))
+          impl=_layer_norm_backward_stats_impl, tags=(REDUCTION,))
 def layer_norm_backward_stats(grad_output, input, mean, rstd, weight=None, bias=None, *, normalized_shape,
                               output_mask=(True, False, False)):
     """Gradients of :func:`layer_norm_forward` for (input, weight, bias) where ``output_mask``
@@ -208,7 +215,7 @@ def _batch_norm_backward_impl(args, kwargs):
 
 
 @torch_op(name="batch_norm_backward", inputs=("grad_output", "input", "weight", "running_mean", "running_var", "eps"),
-          impl=_batch_norm_backward_impl, tags=("fusible",))
+          impl=_batch_norm_backward_impl, tags=(REDUCTION,))
 def batch_norm_backward(grad_output, input, weight=None, running_mean=None, running_var=None, eps=1e-05, *,
                         training, output_mask=(True, False, False)):
     """Gradients of ``F.batch_norm`` for (input, weight, bias) where ``output_mask`` holds: with
@@ -254,7 +261,7 @@ def _rms_norm_backward_impl(args, kwargs):
 
 
 @torch_op(name="rms_norm_backward", inputs=("grad_output", "input", "weight", "eps"), impl=_rms_norm_backward_impl,
-          tags=("fusible",))
+          tags=(REDUCTION,))
 def rms_norm_backward(grad_output, input, normalized_shape, weight=None, eps=None, *, output_mask=(True, False)):
     """Gradients of ``F.rms_norm`` for (input, weight) where ``output_mask`` holds (rstd recomputed)."""
     dims, x, g = _trailing(input, normalized_shape), _wide(input), _wide(grad_output)
@@ -327,7 +334,7 @@ def _heads_summed(g, like):
 
 
 @torch_op(name="sdpa_backward", inputs=("grad_output", "query", "key", "value", "attn_mask", "scale"),
-          impl=_sdpa_backward_impl, meta=_sdpa_backward_meta)
+          impl=_sdpa_backward_impl, meta=_sdpa_backward_meta, tags=(MATMUL,))
 def sdpa_backward(grad_output, query, key, value, attn_mask=None, scale=None, *, is_causal=False, enable_gqa=False):
     """(query, key, value) gradients of ``F.scaled_dot_product_attention`` without dropout; the
     attention weights are recomputed (the forward op keeps none of them)."""
@@ -364,7 +371,7 @@ def _sdpa_forward_meta(query, key, value, attn_mask=None, scale=None, *, is_caus
 
 
 @torch_op(name="sdpa_forward", inputs=("query", "key", "value", "attn_mask", "scale"), impl=_sdpa_forward_impl,
-          meta=_sdpa_forward_meta)
+          meta=_sdpa_forward_meta, tags=(MATMUL,))
 def sdpa_forward(query, key, value, attn_mask=None, scale=None, *, is_causal=False):
     """``F.scaled_dot_product_attention`` (no dropout, 4-d, same head count) that also returns the
     rows' logsumexp: what training records instead, so the backward need not recompute it."""
@@ -385,7 +392,7 @@ def _sdpa_backward_stats_impl(args, kwargs):
 
 
 @torch_op(name="sdpa_backward_stats", impl=_sdpa_backward_stats_impl, meta=_sdpa_backward_meta,
-          inputs=("grad_output", "query", "key", "value", "output", "logsumexp", "attn_mask", "scale"))
+          inputs=("grad_output", "query", "key", "value", "output", "logsumexp", "attn_mask", "scale"), tags=(MATMUL,))
 def sdpa_backward_stats(grad_output, query, key, value, output, logsumexp, attn_mask=None, scale=None, *,
                         is_causal=False):
     """(query, key, value) gradients of :func:`sdpa_forward` from its saved output and logsumexp
@@ -449,7 +456,7 @@ def _convolution_backward_meta(grad_output, input, weight, *, bias_sizes, output
 
 
 @torch_op(name="convolution_backward", inputs=("grad_output", "input", "weight"), impl=_convolution_backward_impl,
-          meta=_convolution_backward_meta)
+          meta=_convolution_backward_meta, tags=(MATMUL,))
 def convolution_backward(grad_output, input, weight, *, bias_sizes, stride, padding, dilation, transposed,
                          output_padding, groups, output_mask):
     """Gradients of ``prims.convolution`` (batched) for (input, weight, bias) where

@@ -8,6 +8,9 @@ converting to what a tensor already is returns the tensor itself (nothing is rec
 ``ltorch.to_memory_format``, which torch runs (strides are not modelled in traces; the
 values are the same in any layout, and torch returns the tensor itself when its layout
 already is the one asked for).
+
+Traits: ``to`` is ``"elementwise"`` (a dtype conversion or device copy of each element),
+``to_memory_format`` is ``"shape"`` (the same values copied to another layout).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import torch
 
 from ..ir import TensorProxy
+from ..ir.traits import ELEMENTWISE, SHAPE
 from . import prims
 from .ltorch_elementwise import ENTRIES, op, register_front
 from .registry import torch_op
@@ -29,7 +33,8 @@ def _same_device(device: torch.device, current: torch.device) -> bool:
     return device == current or (device.index is None and device.type == current.type)
 
 
-@op("to", fns=(), methods=(), inplace=False, impl=lambda a, k: torch.Tensor.to(*a, **k), tags=("may-return-input",))
+@op("to", fns=(), methods=(), inplace=False, impl=lambda a, k: torch.Tensor.to(*a, **k),
+    tags=(ELEMENTWISE, "may-return-input"))
 def to(input, *, dtype=None, device=None, non_blocking=False, copy=False, memory_format=torch.preserve_format):
     """``input`` on ``device`` with ``dtype``; ``input`` itself when nothing changes and not
     ``copy`` (as in torch). The canonical form every ``Tensor.to`` call form is turned into."""
@@ -46,7 +51,7 @@ def to(input, *, dtype=None, device=None, non_blocking=False, copy=False, memory
     return out
 
 
-@torch_op(name="to_memory_format", impl=lambda a, k: a[0].to(**k), tags=("may-return-input",))
+@torch_op(name="to_memory_format", impl=lambda a, k: a[0].to(**k), tags=(SHAPE, "may-return-input"))
 def to_memory_format(input, *, memory_format):
     """``input`` laid out in ``memory_format`` (itself when it already is: torch decides at run time)."""
 

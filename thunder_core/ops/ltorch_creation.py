@@ -7,7 +7,10 @@ which the prologue guards, or the one torch infers from the numbers) and the dev
 (``torch.get_default_device()``, normally cpu), so the primitives they record are explicit.
 ``requires_grad=True`` is applied with ``Tensor.requires_grad_`` on the created tensor.
 
-Random ops are tagged ``"random"``; their decompositions use ``prims.uniform``/``normal``/
+Traits: every op here is ``"creation"`` (a fresh tensor from metadata and static arguments),
+except ``normal`` and ``bernoulli`` (``"elementwise"``: each sample follows the same-index
+element of the mean/std or probability tensors) and ``multinomial`` (only ``"random"``: it
+draws indices per row). Random ops are tagged ``"random"``; their decompositions use ``prims.uniform``/``normal``/
 ``randint``, which draw from torch's global generator exactly as eager does, so the same
 ``torch.manual_seed`` gives the same values. ``bernoulli`` and ``multinomial`` have no
 decomposition (torch's kernels consume random numbers in their own ways). An explicit
@@ -21,6 +24,7 @@ import math
 import torch
 
 from ..ir import TensorProxy, TracingError, flat_proxies
+from ..ir.traits import CREATION, ELEMENTWISE, RANDOM
 from . import prims
 from .registry import T, fake_meta, torch_op
 
@@ -69,7 +73,7 @@ def _arange_call(args, kwargs):
     return torch.arange(0, start, step, **kwargs) if end is None else torch.arange(start, end, step, **kwargs)
 
 
-@torch_op(torch.arange, inputs=(), impl=_arange_call)
+@torch_op(torch.arange, inputs=(), impl=_arange_call, tags=(CREATION,))
 def arange(start=0, end=None, step=1, *, dtype=None, layout=None, device=None, requires_grad=False,
            pin_memory=False):
     """``torch.arange(end)``, ``(start, end)`` or ``(start, end, step)``; the length and the
@@ -93,7 +97,7 @@ def arange(start=0, end=None, step=1, *, dtype=None, layout=None, device=None, r
     return _finish(out, requires_grad)
 
 
-@torch_op(torch.linspace, inputs=("start", "end"))
+@torch_op(torch.linspace, inputs=("start", "end"), tags=(CREATION,))
 def linspace(start, end, steps, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     """``steps`` evenly spaced values from ``start`` to ``end``, computed in float64 the way
     torch does: ``start + i * step`` in the first half, ``end - (steps - 1 - i) * step`` in the second.
@@ -143,7 +147,7 @@ def _linspace_tensors(start, end, steps, dtype, device, requires_grad):
     return _finish(_converted(values, dtype), requires_grad)
 
 
-@torch_op(torch.eye, inputs=())
+@torch_op(torch.eye, inputs=(), tags=(CREATION,))
 def eye(n, m=None, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     """The ``n`` x ``m`` identity: row index == column index, converted to ``dtype``."""
     m = n if m is None else m
@@ -163,22 +167,22 @@ def _sized(factory):
     return lambda args, kwargs: factory(tuple(args), **kwargs)
 
 
-@torch_op(torch.full, inputs=("fill_value",))
+@torch_op(torch.full, inputs=("fill_value",), tags=(CREATION,))
 def full(size, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     return _full(size, fill_value, dtype or _number_dtype(fill_value), device, requires_grad)
 
 
-@torch_op(torch.zeros, inputs=(), impl=_sized(torch.zeros))
+@torch_op(torch.zeros, inputs=(), impl=_sized(torch.zeros), tags=(CREATION,))
 def zeros(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     return _full(size, 0, _float_dtype(dtype), device, requires_grad)
 
 
-@torch_op(torch.ones, inputs=(), impl=_sized(torch.ones))
+@torch_op(torch.ones, inputs=(), impl=_sized(torch.ones), tags=(CREATION,))
 def ones(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     return _full(size, 1, _float_dtype(dtype), device, requires_grad)
 
 
-@torch_op(torch.empty, inputs=(), impl=_sized(torch.empty))
+@torch_op(torch.empty, inputs=(), impl=_sized(torch.empty), tags=(CREATION,))
 def empty(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=torch.contiguous_format):
     """A tensor whose values are unspecified."""
@@ -190,25 +194,25 @@ def _like(input, value, dtype, device, requires_grad):
     return _full(input.shape, value, dtype or input.dtype, device or input.device, requires_grad)
 
 
-@torch_op(torch.zeros_like)
+@torch_op(torch.zeros_like, tags=(CREATION,))
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=torch.preserve_format):
     return _like(input, 0, dtype, device, requires_grad)
 
 
-@torch_op(torch.ones_like)
+@torch_op(torch.ones_like, tags=(CREATION,))
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=torch.preserve_format):
     return _like(input, 1, dtype, device, requires_grad)
 
 
-@torch_op(torch.full_like, inputs=("input", "fill_value"))
+@torch_op(torch.full_like, inputs=("input", "fill_value"), tags=(CREATION,))
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=torch.preserve_format):
     return _like(input, fill_value, dtype, device, requires_grad)
 
 
-@torch_op(torch.empty_like)
+@torch_op(torch.empty_like, tags=(CREATION,))
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=torch.preserve_format):
     """A tensor like ``input`` whose values are unspecified."""
@@ -226,7 +230,7 @@ def _tensor_meta(*args, **kwargs):
 _plain_tensor_meta = fake_meta(lambda pos, kw: torch.tensor(*pos, **kw))
 
 
-@torch_op(torch.tensor, inputs=(), meta=_tensor_meta)
+@torch_op(torch.tensor, inputs=(), meta=_tensor_meta, tags=(CREATION,))
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A constant tensor holding the Python numbers of ``data`` (no decomposition: the numbers
     are the op's static argument)."""
@@ -239,13 +243,13 @@ def _random(prim, lo, hi, shape, dtype, device, requires_grad, generator, what):
     return _finish(prim(lo, hi, shape=tuple(shape), dtype=dtype, device=_device(device)), requires_grad)
 
 
-@torch_op(torch.rand, inputs=(), tags=("random",), impl=_sized(torch.rand))
+@torch_op(torch.rand, inputs=(), tags=(CREATION, RANDOM), impl=_sized(torch.rand))
 def rand(*size, generator=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     return _random(prims.uniform, 0.0, 1.0, size, _float_dtype(dtype), device, requires_grad, generator,
                    "torch.rand")
 
 
-@torch_op(torch.randn, inputs=(), tags=("random",), impl=_sized(torch.randn))
+@torch_op(torch.randn, inputs=(), tags=(CREATION, RANDOM), impl=_sized(torch.randn))
 def randn(*size, generator=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     return _random(prims.normal, 0.0, 1.0, size, _float_dtype(dtype), device, requires_grad, generator,
                    "torch.randn")
@@ -263,7 +267,7 @@ def _randint_call(args, kwargs):
     return torch.randint(low, high, size, **kwargs)
 
 
-@torch_op(torch.randint, inputs=(), tags=("random",), impl=_randint_call)
+@torch_op(torch.randint, inputs=(), tags=(CREATION, RANDOM), impl=_randint_call)
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, layout=None, device=None,
             requires_grad=False, pin_memory=False):
     """``torch.randint(high, size)`` or ``(low, high, size)``: integers in ``[low, high)``, int64 by default."""
@@ -273,14 +277,14 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, layout=N
                    "torch.randint")
 
 
-@torch_op(torch.rand_like, tags=("random",))
+@torch_op(torch.rand_like, tags=(CREATION, RANDOM))
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=torch.preserve_format):
     return _random(prims.uniform, 0.0, 1.0, input.shape, dtype or input.dtype, device or input.device,
                    requires_grad, generator, "torch.rand_like")
 
 
-@torch_op(torch.randn_like, tags=("random",))
+@torch_op(torch.randn_like, tags=(CREATION, RANDOM))
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=torch.preserve_format):
     return _random(prims.normal, 0.0, 1.0, input.shape, dtype or input.dtype, device or input.device,
@@ -292,7 +296,7 @@ def _randint_like_call(args, kwargs):
     return torch.randint_like(input, *_bounds(low, high), **kwargs)
 
 
-@torch_op(torch.randint_like, tags=("random",), impl=_randint_like_call)
+@torch_op(torch.randint_like, tags=(CREATION, RANDOM), impl=_randint_like_call)
 def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None, device=None,
                  requires_grad=False, memory_format=torch.preserve_format):
     low, high = _bounds(low, high)
@@ -305,7 +309,7 @@ def _normal_call(args, kwargs):
     return torch.normal(mean, std, **kwargs) if size is None else torch.normal(mean, std, size, **kwargs)
 
 
-@torch_op(torch.normal, inputs=("mean", "std"), tags=("random",), impl=_normal_call)
+@torch_op(torch.normal, inputs=("mean", "std"), tags=(ELEMENTWISE, RANDOM), impl=_normal_call)
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, layout=None, device=None,
            pin_memory=False, requires_grad=False):
     """Samples of N(mean, std²): numbers with ``size``, or tensors (broadcast together) that
@@ -340,13 +344,13 @@ def _bernoulli_call(args, kwargs):
     return torch.bernoulli(input, **kwargs) if p is None else torch.bernoulli(input, p, **kwargs)
 
 
-@torch_op(torch.bernoulli, torch.Tensor.bernoulli, method="bernoulli", tags=("random",), impl=_bernoulli_call,
+@torch_op(torch.bernoulli, torch.Tensor.bernoulli, method="bernoulli", tags=(ELEMENTWISE, RANDOM), impl=_bernoulli_call,
           meta=_random_meta(lambda pos, kw: torch.bernoulli(*pos, **kw), "torch.bernoulli"))
 def bernoulli(input, p=None, *, generator=None):
     """0/1 samples, 1 with probability ``input`` (or the number ``p``); no decomposition."""
 
 
-@torch_op(torch.multinomial, torch.Tensor.multinomial, method="multinomial", tags=("random",),
+@torch_op(torch.multinomial, torch.Tensor.multinomial, method="multinomial", tags=(RANDOM,),
           meta=_random_meta(lambda pos, kw: torch.multinomial(*pos, **kw), "torch.multinomial"))
 def multinomial(input, num_samples, replacement=False, *, generator=None):
     """``num_samples`` category indices per row drawn with the row's weights; no decomposition."""

@@ -12,9 +12,14 @@ inputs in the default float dtype. Ops that torch evaluates in float32 for float
 inputs with more than one rounding (``add`` with ``alpha``, ``lerp``, ``addcmul``...)
 decompose in float32 and convert back.
 
-**In-place ops** (``add_``, ``t += u``, ``clamp_``...) are symbols tagged ``"inplace"``
-without a decomposition: the torch executor runs them in place on the real tensor, in
-program order, and returns that tensor. Their meta checks the call with torch itself.
+Every op here declares the trait ``"elementwise"`` (with ``"transcendental"`` for exp, log,
+trigonometric functions, sigmoid, erf, gamma functions, pow, sqrt, atan2, hypot: see
+``thunder_core.ir.traits``); the tables below say which.
+
+**In-place ops** (``add_``, ``t += u``, ``clamp_``...) are symbols tagged ``"inplace"`` (and
+their op's traits) without a decomposition: the torch executor runs them in place on the
+real tensor, in program order, and returns that tensor. Their meta checks the call with
+torch itself.
 
 **Reflected operators** reach an op with a number first (``2 - t`` records ``sub(2, t)``);
 such calls run with Python's operator, exactly like eager. Note that eager ``2 / t`` is
@@ -37,12 +42,17 @@ from torch import special
 
 from ..ir import TENSOR_METHODS, NumberProxy, Proxy, TensorProxy, Trace, tensor_proxy, tracing
 from ..ir.proxies import TENSOR_PROPERTIES
+from ..ir.traits import ELEMENTWISE, INPLACE, TRANSCENDENTAL, VIEW
 from . import prims
 from .prims_elementwise import KINDS, dtype_kind, number_type
 from .registry import TORCH_CALLS, TORCH_IMPLS, T, fake_meta, torch_op
 
 __all__ = ["result_dtype", "broadcast_shapes", "prepare", "convert", "cast_number", "value_of", "op",
-           "inplace_variant", "register_front", "CALLABLES", "ENTRIES"]
+           "inplace_variant", "register_front", "CALLABLES", "ENTRIES", "E", "ET"]
+
+#: the traits of plain elementwise math, and of transcendental elementwise math
+E = (ELEMENTWISE,)
+ET = (ELEMENTWISE, TRANSCENDENTAL)
 
 #: Every torch callable registered by this module.
 CALLABLES: list = []
@@ -248,26 +258,28 @@ def _inplace_meta(sid: str):
     return meta
 
 
-def inplace_variant(name: str, sig, inputs, fns, methods=(), impl=None, callables=CALLABLES):
+def inplace_variant(name: str, sig, inputs, fns, methods=(), impl=None, callables=CALLABLES, traits=E):
     """Define the in-place op ``name`` (e.g. ``"add_"``) for torch callables ``fns``, with the
-    signature of ``sig``, tag ``"inplace"`` and no decomposition; the executor calls ``fns[0]``
-    (or ``impl``), which mutates its first argument."""
+    signature of ``sig``, the traits ``"inplace"`` and ``traits`` (its out-of-place op's) and
+    no decomposition; the executor calls ``fns[0]`` (or ``impl``), which mutates its first
+    argument."""
     def inplace(*args, **kwargs):
         """Runs as one op, in place, in program order."""
     inplace.__signature__ = inspect.signature(sig)
-    entry = torch_op(*fns, inputs=inputs, method=tuple(methods), name=name, tags=("inplace",), impl=impl,
+    entry = torch_op(*fns, inputs=inputs, method=tuple(methods), name=name, tags=(INPLACE, *traits), impl=impl,
                      meta=_inplace_meta(f"ltorch.{name}"))(inplace)
     _record(callables, fns)
     ENTRIES[name] = entry
     return entry
 
 
-def op(names: str, *, inputs=("input",), extra=(), fns=None, methods=None, inplace=True, impl=None, tags=()):
+def op(names: str, *, inputs=("input",), extra=(), fns=None, methods=None, inplace=True, impl=None, tags=E):
     """Decorator defining the torch-level op named by the first of ``names`` from a signature
     function (see ``registry.torch_op``). It stands for ``torch.<n>`` and ``torch.Tensor.<n>``
     for every ``n`` in ``names`` (or exactly ``fns``/``methods``) plus ``extra`` callables;
     with ``inplace``, the in-place variants torch defines (``Tensor.<n>_``...) become the op
-    ``<name>_``."""
+    ``<name>_``. ``tags`` are the op's traits and tags (default: elementwise, :data:`E`); the
+    in-place variant gets the same traits."""
     names = names.split()
 
     def define(sig):
@@ -280,7 +292,8 @@ def op(names: str, *, inputs=("input",), extra=(), fns=None, methods=None, inpla
         if inplace:
             in_fns, in_methods = _callables(names, "_")
             if in_fns:
-                inplace_variant(names[0] + "_", sig, inputs, in_fns, in_methods)
+                inplace_variant(names[0] + "_", sig, inputs, in_fns, in_methods,
+                                traits=tuple(t for t in tags if t in (ELEMENTWISE, TRANSCENDENTAL)))
         return entry
     return define
 
@@ -318,26 +331,31 @@ def _unary_sig(name: str, kind: str):
     return unary
 
 
-#: (op name and aliases, promotion: "float" computes int/bool inputs in the default float dtype, extra callables)
+#: (op name and aliases, promotion: "float" computes int/bool inputs in the default float dtype, extra callables,
+#:  traits)
 _UNARY = [
-    ("abs absolute", "", ()), ("neg negative", "", ()), ("sign", "", ()), ("signbit", "", ()),
-    ("floor", "", ()), ("ceil", "", ()), ("trunc fix", "", ()), ("bitwise_not", "", ()),
-    ("logical_not", "", ()), ("isnan", "", ()), ("isinf", "", ()), ("isfinite", "", ()), ("imag", "", ()),
-    ("exp", "float", ()), ("exp2", "float", (special.exp2,)), ("expm1", "float", (special.expm1,)),
-    ("log", "float", ()), ("log1p", "float", (special.log1p,)), ("log2", "float", ()), ("log10", "float", ()),
-    ("sqrt", "float", ()), ("rsqrt", "float", ()), ("reciprocal", "float", ()),
-    ("sin", "float", ()), ("cos", "float", ()), ("tan", "float", ()), ("asin arcsin", "float", ()),
-    ("acos arccos", "float", ()), ("atan arctan", "float", ()), ("sinh", "float", ()), ("cosh", "float", ()),
-    ("tanh", "float", (nnf.tanh,)), ("asinh arcsinh", "float", ()), ("acosh arccosh", "float", ()),
-    ("atanh arctanh", "float", ()), ("sigmoid", "float", (special.expit, nnf.sigmoid)),
-    ("erf", "float", (special.erf,)), ("erfc", "float", (special.erfc,)), ("erfinv", "float", (special.erfinv,)),
-    ("lgamma", "float", (special.gammaln,)), ("digamma", "float", (special.digamma, special.psi)),
+    ("abs absolute", "", (), E), ("neg negative", "", (), E), ("sign", "", (), E), ("signbit", "", (), E),
+    ("floor", "", (), E), ("ceil", "", (), E), ("trunc fix", "", (), E), ("bitwise_not", "", (), E),
+    ("logical_not", "", (), E), ("isnan", "", (), E), ("isinf", "", (), E), ("isfinite", "", (), E),
+    ("imag", "", (), E),
+    ("exp", "float", (), ET), ("exp2", "float", (special.exp2,), ET), ("expm1", "float", (special.expm1,), ET),
+    ("log", "float", (), ET), ("log1p", "float", (special.log1p,), ET), ("log2", "float", (), ET),
+    ("log10", "float", (), ET), ("sqrt", "float", (), ET), ("rsqrt", "float", (), ET),
+    ("reciprocal", "float", (), E),
+    ("sin", "float", (), ET), ("cos", "float", (), ET), ("tan", "float", (), ET), ("asin arcsin", "float", (), ET),
+    ("acos arccos", "float", (), ET), ("atan arctan", "float", (), ET), ("sinh", "float", (), ET),
+    ("cosh", "float", (), ET), ("tanh", "float", (nnf.tanh,), ET), ("asinh arcsinh", "float", (), ET),
+    ("acosh arccosh", "float", (), ET), ("atanh arctanh", "float", (), ET),
+    ("sigmoid", "float", (special.expit, nnf.sigmoid), ET),
+    ("erf", "float", (special.erf,), ET), ("erfc", "float", (special.erfc,), ET),
+    ("erfinv", "float", (special.erfinv,), ET),
+    ("lgamma", "float", (special.gammaln,), ET), ("digamma", "float", (special.digamma, special.psi), ET),
 ]
-for _names, _kind, _extra in _UNARY:
-    op(_names, extra=_extra)(_unary_sig(_names.split()[0], _kind))
+for _names, _kind, _extra, _traits in _UNARY:
+    op(_names, extra=_extra, tags=_traits)(_unary_sig(_names.split()[0], _kind))
 
 
-@op("real", inplace=False, tags=("view", "may-return-input"))
+@op("real", inplace=False, tags=(ELEMENTWISE, VIEW, "may-return-input"))
 def real(input):
     """The real part: ``input`` itself for real tensors (as in torch), ``prims.real`` for complex."""
     return prims.real(input) if _tensor("real", input).dtype.is_complex else input
@@ -346,7 +364,7 @@ def real(input):
 TENSOR_PROPERTIES["real"], TENSOR_PROPERTIES["imag"] = ENTRIES["real"], ENTRIES["imag"]  # `t.real` is a property
 
 
-@op("positive", inplace=False, tags=("may-return-input",))
+@op("positive", inplace=False, tags=(ELEMENTWISE, "may-return-input"))
 def positive(input):
     """``+input``: the input itself, as in torch; bool tensors are rejected like torch does."""
     if _tensor("positive", input).dtype is torch.bool:
@@ -395,21 +413,22 @@ def _binary_sig(name: str, kind: str):
     return binary
 
 
-#: (op name and aliases, promotion, Python operator for number-first calls from reflected operators)
+#: (op name and aliases, promotion, Python operator for number-first calls from reflected operators, traits)
 _BINARY = [
-    ("mul multiply", "", operator.mul), ("floor_divide", "", operator.floordiv), ("remainder", "", operator.mod),
-    ("fmod", "", None), ("atan2 arctan2", "float", None), ("hypot", "", None), ("copysign", "float", None),
-    ("nextafter", "", None), ("maximum", "", None), ("minimum", "", None),
-    ("bitwise_and", "", operator.and_), ("bitwise_or", "", operator.or_), ("bitwise_xor", "", operator.xor),
-    ("bitwise_left_shift", "", operator.lshift), ("bitwise_right_shift", "", operator.rshift),
-    ("eq", "", None), ("ne not_equal", "", None), ("lt less", "", None), ("le less_equal", "", None),
-    ("gt greater", "", None), ("ge greater_equal", "", None),
-    ("logical_and", "", None), ("logical_or", "", None), ("logical_xor", "", None),
+    ("mul multiply", "", operator.mul, E), ("floor_divide", "", operator.floordiv, E),
+    ("remainder", "", operator.mod, E), ("fmod", "", None, E), ("atan2 arctan2", "float", None, ET),
+    ("hypot", "", None, ET), ("copysign", "float", None, E), ("nextafter", "", None, E),
+    ("maximum", "", None, E), ("minimum", "", None, E),
+    ("bitwise_and", "", operator.and_, E), ("bitwise_or", "", operator.or_, E), ("bitwise_xor", "", operator.xor, E),
+    ("bitwise_left_shift", "", operator.lshift, E), ("bitwise_right_shift", "", operator.rshift, E),
+    ("eq", "", None, E), ("ne not_equal", "", None, E), ("lt less", "", None, E), ("le less_equal", "", None, E),
+    ("gt greater", "", None, E), ("ge greater_equal", "", None, E),
+    ("logical_and", "", None, E), ("logical_or", "", None, E), ("logical_xor", "", None, E),
 ]
-for _names, _kind, _py in _BINARY:
+for _names, _kind, _py, _traits in _BINARY:
     _n = _names.split()[0]
-    op(_names, inputs=("input", "other"), impl=_reflectable(getattr(torch, _n), _py) if _py else None)(
-        _binary_sig(_n, _kind))
+    op(_names, inputs=("input", "other"), impl=_reflectable(getattr(torch, _n), _py) if _py else None,
+       tags=_traits)(_binary_sig(_n, _kind))
 
 
 def _add_sub(name: str, prim, a, b, alpha):
@@ -463,7 +482,7 @@ def div(input, other, *, rounding_mode=None):
     return convert(prims.trunc(prims.div(a, b)), dtype)
 
 
-@op("pow", inputs=("input", "exponent"), impl=_reflectable(torch.pow, operator.pow))
+@op("pow", inputs=("input", "exponent"), impl=_reflectable(torch.pow, operator.pow), tags=ET)
 def _pow(input, exponent):
     """``input ** exponent``."""
     known = exponent.value if isinstance(exponent, NumberProxy) else exponent
@@ -473,7 +492,7 @@ def _pow(input, exponent):
     return _binary("pow", prims.pow, "", input, exponent)
 
 
-@op("float_power", inputs=("input", "exponent"))
+@op("float_power", inputs=("input", "exponent"), tags=ET)
 def float_power(input, exponent):
     """``input ** exponent`` computed in float64 (complex128 if either is complex)."""
     complex_ = any(number_type(x) is complex or (isinstance(x, TensorProxy) and x.dtype.is_complex)
@@ -614,4 +633,4 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     return prims.where(prims.isnan(input), nan, out)
 
 
-del _names, _kind, _extra, _py, _n, _bound, _suffix, _front
+del _names, _kind, _extra, _py, _n, _bound, _suffix, _front, _traits

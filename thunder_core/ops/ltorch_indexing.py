@@ -11,6 +11,11 @@ rejected: their result's shape depends on the mask's values.
 
 ``x[index] = value`` is the in-place ``ltorch.setitem`` (tag ``"inplace"``): it has no
 output and no decomposition, and its torch implementation writes into the real tensor.
+
+Traits: ``getitem`` is a ``"view"`` (what basic indexing gives; the tag also makes a
+decomposition returning its input a view); ``setitem`` is ``"inplace"``. The others read or
+write at positions held in an index tensor, which no trait describes (``"shape"`` ops move
+data to positions fixed by static arguments): consumers treat them as library kernels.
 """
 
 from __future__ import annotations

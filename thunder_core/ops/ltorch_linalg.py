@@ -6,7 +6,8 @@ The products check their shapes as torch does and decompose into ``prims.matmul`
 convolutions normalise their geometry (ints, tuples, ``padding="same"/"valid"``, unbatched
 inputs) and decompose into ``prims.convolution``. ``einsum`` has no decomposition: executors
 run it whole. Numbers that enter the arithmetic (``alpha``, ``beta``) are inputs; geometry
-and flags are static.
+and flags are static. Every op here has the trait ``"matmul"`` (a library matrix-product
+kernel; convolutions are implicit matrix products).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import math
 import torch
 import torch.nn.functional as _F
 
+from ..ir.traits import MATMUL
 from . import prims
 from .registry import F, T, fake_meta, torch_op
 
@@ -38,20 +40,20 @@ def _scale_add(product, input, beta, alpha):
     return product if beta == 0 else T.add(product, input, alpha=beta)
 
 
-@torch_op(torch.matmul, torch.Tensor.matmul, inputs=("input", "other"), method="matmul")
+@torch_op(torch.matmul, torch.Tensor.matmul, inputs=("input", "other"), method="matmul", tags=(MATMUL,))
 def matmul(input, other):
     """Matrix product with broadcasting (``@``); see ``prims.matmul``."""
     return prims.matmul(input, other)
 
 
-@torch_op(torch.mm, torch.Tensor.mm, inputs=("input", "mat2"), method="mm")
+@torch_op(torch.mm, torch.Tensor.mm, inputs=("input", "mat2"), method="mm", tags=(MATMUL,))
 def mm(input, mat2):
     """Product of two matrices."""
     _need("torch.mm", input=(input, 2), mat2=(mat2, 2))
     return prims.matmul(input, mat2)
 
 
-@torch_op(torch.bmm, torch.Tensor.bmm, inputs=("input", "mat2"), method="bmm")
+@torch_op(torch.bmm, torch.Tensor.bmm, inputs=("input", "mat2"), method="bmm", tags=(MATMUL,))
 def bmm(input, mat2):
     """Batched product of 3-D tensors with equal batch sizes (no broadcasting)."""
     _need("torch.bmm", input=(input, 3), mat2=(mat2, 3))
@@ -60,41 +62,43 @@ def bmm(input, mat2):
     return prims.matmul(input, mat2)
 
 
-@torch_op(torch.mv, torch.Tensor.mv, inputs=("input", "vec"), method="mv")
+@torch_op(torch.mv, torch.Tensor.mv, inputs=("input", "vec"), method="mv", tags=(MATMUL,))
 def mv(input, vec):
     """Matrix-vector product."""
     _need("torch.mv", input=(input, 2), vec=(vec, 1))
     return prims.matmul(input, vec)
 
 
-@torch_op(torch.dot, torch.Tensor.dot, inputs=("input", "tensor"), method="dot")
+@torch_op(torch.dot, torch.Tensor.dot, inputs=("input", "tensor"), method="dot", tags=(MATMUL,))
 def dot(input, tensor):
     """Inner product of two vectors of one length and dtype."""
     _need("torch.dot", input=(input, 1), tensor=(tensor, 1))
     return prims.matmul(input, tensor)
 
 
-@torch_op(torch.outer, torch.Tensor.outer, inputs=("input", "vec2"), method="outer")
+@torch_op(torch.outer, torch.Tensor.outer, inputs=("input", "vec2"), method="outer", tags=(MATMUL,))
 def outer(input, vec2):
     """Outer product of two vectors (with type promotion, like torch)."""
     _need("torch.outer", input=(input, 1), vec2=(vec2, 1))
     return input.reshape(input.shape[0], 1) * vec2
 
 
-@torch_op(torch.addmm, torch.Tensor.addmm, inputs=("input", "mat1", "mat2", "beta", "alpha"), method="addmm")
+@torch_op(torch.addmm, torch.Tensor.addmm, inputs=("input", "mat1", "mat2", "beta", "alpha"), method="addmm",
+          tags=(MATMUL,))
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """``beta * input + alpha * (mat1 @ mat2)``."""
     return _scale_add(T.mm(mat1, mat2), input, beta, alpha)
 
 
 @torch_op(torch.baddbmm, torch.Tensor.baddbmm, inputs=("input", "batch1", "batch2", "beta", "alpha"),
-          method="baddbmm")
+          method="baddbmm", tags=(MATMUL,))
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * bmm(batch1, batch2)``."""
     return _scale_add(T.bmm(batch1, batch2), input, beta, alpha)
 
 
-@torch_op(torch.addmv, torch.Tensor.addmv, inputs=("input", "mat", "vec", "beta", "alpha"), method="addmv")
+@torch_op(torch.addmv, torch.Tensor.addmv, inputs=("input", "mat", "vec", "beta", "alpha"), method="addmv",
+          tags=(MATMUL,))
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     """``beta * input + alpha * (mat @ vec)``."""
     return _scale_add(T.mv(mat, vec), input, beta, alpha)
@@ -110,19 +114,19 @@ def _einsum_meta(operands, *, equation):
     return _einsum_fake(operands, equation=equation)
 
 
-@torch_op(torch.einsum, inputs=("operands",), meta=_einsum_meta)
+@torch_op(torch.einsum, inputs=("operands",), meta=_einsum_meta, tags=(MATMUL,))
 def einsum(equation, *operands):
     """Einstein summation; the equation is static, the operands positional. No decomposition."""
 
 
-@torch_op(_F.linear, inputs=("input", "weight", "bias"))
+@torch_op(_F.linear, inputs=("input", "weight", "bias"), tags=(MATMUL,))
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias``."""
     out = T.matmul(input, weight.transpose(0, 1) if weight.ndim == 2 else weight)
     return out if bias is None else out + bias
 
 
-@torch_op(_F.bilinear, inputs=("input1", "input2", "weight", "bias"))
+@torch_op(_F.bilinear, inputs=("input1", "input2", "weight", "bias"), tags=(MATMUL,))
 def bilinear(input1, input2, weight, bias=None):
     """``out[..., o] = sum_ij input1[..., i] * weight[o, i, j] * input2[..., j] + bias[o]``, as one
     matmul against the reshaped weight followed by a product and a sum over ``j``."""
@@ -189,7 +193,7 @@ def _convolution(op, n, input, weight, bias, stride, padding, dilation, groups, 
 def _define_conv(n):
     torch_fn = getattr(torch, f"conv{n}d")
 
-    @torch_op(torch_fn, inputs=("input", "weight", "bias"), name=f"conv{n}d")
+    @torch_op(torch_fn, inputs=("input", "weight", "bias"), name=f"conv{n}d", tags=(MATMUL,))
     def conv(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         """Convolution over the trailing spatial dimensions of a (batched or unbatched) input."""
         return _convolution(f"conv{n}d", n, input, weight, bias, stride, padding, dilation, groups)
@@ -200,7 +204,7 @@ def _define_conv(n):
 def _define_conv_transpose(n):
     torch_fn = getattr(torch, f"conv_transpose{n}d")
 
-    @torch_op(torch_fn, inputs=("input", "weight", "bias"), name=f"conv_transpose{n}d")
+    @torch_op(torch_fn, inputs=("input", "weight", "bias"), name=f"conv_transpose{n}d", tags=(MATMUL,))
     def conv_transpose(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
         """Transposed convolution (the gradient of a convolution with respect to its input)."""
         return _convolution(f"conv_transpose{n}d", n, input, weight, bias, stride, padding, dilation, groups,

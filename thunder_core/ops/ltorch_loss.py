@@ -9,6 +9,9 @@ as in eager). Checks eager makes on tensor *values* (class indices in range, pro
 [0, 1] for ``binary_cross_entropy``) cannot be made while tracing: the decomposition then
 gives NaN or an indexing error where eager raises its own error. Tensors and ``beta``,
 ``delta``, ``label_smoothing`` are inputs; reduction modes, ``ignore_index`` and flags are static.
+
+Traits: every loss is a ``"reduction"`` (for its default ``reduction="mean"``); ``cross_entropy``
+is also a ``"normalization"`` (its ``log_softmax``).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import torch
 import torch.nn.functional as _F
 from torch.nn import _reduction
 
+from ..ir.traits import NORMALIZATION, REDUCTION
 from .registry import F, T, torch_op
 
 _MODES = ("none", "mean", "sum")
@@ -60,7 +64,7 @@ def _weighted(loss, weight, input, mode, mean_over_weight=True):
     return T.sum(loss) / T.sum(weight) if mode == "mean" and mean_over_weight else _reduce(loss, mode)
 
 
-@torch_op(_F.mse_loss, inputs=("input", "target", "weight"))
+@torch_op(_F.mse_loss, inputs=("input", "target", "weight"), tags=(REDUCTION,))
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean squared error ``(input - target) ** 2``."""
     mode = _mode(size_average, reduce, reduction)
@@ -69,7 +73,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     return _weighted(d * d, weight, input, mode)
 
 
-@torch_op(_F.l1_loss, inputs=("input", "target", "weight"))
+@torch_op(_F.l1_loss, inputs=("input", "target", "weight"), tags=(REDUCTION,))
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean absolute error ``|input - target|``."""
     mode = _mode(size_average, reduce, reduction)
@@ -77,7 +81,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     return _weighted(T.abs(x - t), weight, input, mode)
 
 
-@torch_op(_F.smooth_l1_loss, inputs=("input", "target", "beta"))
+@torch_op(_F.smooth_l1_loss, inputs=("input", "target", "beta"), tags=(REDUCTION,))
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """``0.5 * z**2 / beta`` where ``z = |input - target| < beta``, else ``z - 0.5 * beta``."""
     mode = _mode(size_average, reduce, reduction)
@@ -88,7 +92,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     return _reduce(z if beta == 0 else T.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta), mode)
 
 
-@torch_op(_F.huber_loss, inputs=("input", "target", "delta", "weight"))
+@torch_op(_F.huber_loss, inputs=("input", "target", "delta", "weight"), tags=(REDUCTION,))
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """``0.5 * z**2`` where ``z = |input - target| < delta``, else ``delta * (z - 0.5 * delta)``."""
     mode = _mode(None, None, reduction)
@@ -98,7 +102,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
                      mean_over_weight=False)
 
 
-@torch_op(_F.binary_cross_entropy, inputs=("input", "target", "weight"))
+@torch_op(_F.binary_cross_entropy, inputs=("input", "target", "weight"), tags=(REDUCTION,))
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """``-(target * log(input) + (1 - target) * log(1 - input))``, each log clamped at -100."""
     mode = _mode(size_average, reduce, reduction)
@@ -109,7 +113,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return _reduce(loss if weight is None else loss * weight, mode)
 
 
-@torch_op(_F.binary_cross_entropy_with_logits, inputs=("input", "target", "weight", "pos_weight"))
+@torch_op(_F.binary_cross_entropy_with_logits, inputs=("input", "target", "weight", "pos_weight"), tags=(REDUCTION,))
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
                                      pos_weight=None):
     """``(1 - target) * input - log_sigmoid(input)`` (the positive term weighted by ``pos_weight``),
@@ -125,7 +129,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     return _reduce(loss if weight is None else loss * weight, mode)
 
 
-@torch_op(_F.kl_div, inputs=("input", "target"))
+@torch_op(_F.kl_div, inputs=("input", "target"), tags=(REDUCTION,))
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """``target * (log(target) - input)`` (``target`` given as log-probabilities with
     ``log_target``); ``"batchmean"`` divides the sum by the batch size."""
@@ -171,7 +175,7 @@ def _target_weights(input, target, weight, ignore_index):
     return kept, safe, T.where(kept, picked, 0.0)
 
 
-@torch_op(_F.nll_loss, inputs=("input", "target", "weight"))
+@torch_op(_F.nll_loss, inputs=("input", "target", "weight"), tags=(REDUCTION,))
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     """``-weight[t] * input[t]`` at each class index ``t`` of ``target`` (input holds
     log-probabilities along dimension 1, or 0 for a single sample)."""
@@ -187,7 +191,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     return T.sum(loss) if mode == "sum" else T.sum(loss) / T.sum(w)
 
 
-@torch_op(_F.cross_entropy, inputs=("input", "target", "weight", "label_smoothing"))
+@torch_op(_F.cross_entropy, inputs=("input", "target", "weight", "label_smoothing"), tags=(REDUCTION, NORMALIZATION))
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
                   label_smoothing=0.0):
     """``nll_loss(log_softmax(input))`` for class-index targets, ``-sum(target * log_softmax(input))``

@@ -8,6 +8,13 @@ follow eager's own formulas, so results match eager to rounding. Dropout draws i
 ``interpolate``, ``one_hot`` and ``unfold``/``fold`` have no decomposition: executors run
 them whole. Numbers that enter the arithmetic (probabilities, ``eps``, ``scale``, the pad
 ``value``) are inputs; sizes, indices and flags are static.
+
+Traits: dropout is ``"elementwise"`` and ``"random"`` (each element is kept or dropped,
+whole channels for the feature forms); attention is ``"matmul"``; pooling, ``fold`` and the
+distances are ``"reduction"`` (windowed or along a dim); ``pad``, ``unfold`` and the pixel
+shuffles are ``"shape"`` (copies to positions fixed by the arguments). ``embedding`` and
+``one_hot`` (positions given by tensor values) and ``interpolate`` (a gather or weighted sums
+of neighbours, by mode) have no trait: consumers treat them as library kernels.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ import math
 import torch
 import torch.nn.functional as _F
 
+from ..ir.traits import ELEMENTWISE, MATMUL, RANDOM, REDUCTION, SHAPE
 from . import prims
 from .registry import TORCH_CALLS, F, T, fake_meta, torch_op
 
@@ -69,7 +77,7 @@ def _dropout(op, input, p, training, inplace, noise_shape=None, alpha=False):
     return input * (noise * a) + b
 
 
-@torch_op(_F.dropout, inputs=("input", "p"), tags=("random", "may-return-input"))
+@torch_op(_F.dropout, inputs=("input", "p"), tags=(ELEMENTWISE, RANDOM, "may-return-input"))
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``."""
     return _dropout("F.dropout", input, p, training, inplace)
@@ -80,7 +88,7 @@ def _torch_dropout(input, p, train):
     return dropout(input, p, train)
 
 
-@torch_op(_F.dropout1d, inputs=("input", "p"), tags=("random", "may-return-input"))
+@torch_op(_F.dropout1d, inputs=("input", "p"), tags=(ELEMENTWISE, RANDOM, "may-return-input"))
 def dropout1d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of a (N, C, L) or (C, L) input."""
     if input.ndim not in (2, 3):
@@ -97,26 +105,26 @@ def _unbatched_feature_dropout(op, input, p, training, inplace, batched):
     return _dropout(op, x, p, training, inplace, _feature_shape(op, x)).squeeze(0)
 
 
-@torch_op(_F.dropout2d, inputs=("input", "p"), tags=("random", "may-return-input"))
+@torch_op(_F.dropout2d, inputs=("input", "p"), tags=(ELEMENTWISE, RANDOM, "may-return-input"))
 def dropout2d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of a (N, C, H, W) input (a 3-D input is taken as (N, C, L), like eager)."""
     return _dropout("F.dropout2d", input, p, training, inplace, _feature_shape("dropout2d", input))
 
 
-@torch_op(_F.dropout3d, inputs=("input", "p"), tags=("random", "may-return-input"))
+@torch_op(_F.dropout3d, inputs=("input", "p"), tags=(ELEMENTWISE, RANDOM, "may-return-input"))
 def dropout3d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of a (N, C, D, H, W) or (C, D, H, W) input."""
     return _unbatched_feature_dropout("F.dropout3d", input, p, training, inplace, input.ndim == 5)
 
 
-@torch_op(_F.alpha_dropout, inputs=("input", "p"), tags=("random", "may-return-input"))
+@torch_op(_F.alpha_dropout, inputs=("input", "p"), tags=(ELEMENTWISE, RANDOM, "may-return-input"))
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Dropout for SELU networks: dropped elements take SELU's saturation value, then an affine
     map restores the mean and variance."""
     return _dropout("F.alpha_dropout", input, p, training, inplace, alpha=True)
 
 
-@torch_op(_F.feature_alpha_dropout, inputs=("input", "p"), tags=("random", "may-return-input"))
+@torch_op(_F.feature_alpha_dropout, inputs=("input", "p"), tags=(ELEMENTWISE, RANDOM, "may-return-input"))
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Channel-wise alpha dropout."""
     return _dropout("F.feature_alpha_dropout", input, p, training, inplace,
@@ -134,7 +142,7 @@ def _repeat_heads(x, groups):
 
 
 @torch_op(_F.scaled_dot_product_attention, inputs=("query", "key", "value", "attn_mask", "dropout_p", "scale"),
-          tags=("random",))
+          tags=(MATMUL, RANDOM))
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
     """``softmax(q @ k.T * scale + mask) @ v`` in eager's math form: ``q`` and ``k`` each scaled
@@ -210,7 +218,7 @@ def one_hot(tensor, num_classes=-1):
 
 # ---------------------------------------------------------------- padding, resampling, pooling
 
-@torch_op(_F.pad, inputs=("input", "value"))
+@torch_op(_F.pad, inputs=("input", "value"), tags=(SHAPE,))
 def pad(input, pad, mode="constant", value=None):
     """Pad the trailing dimensions (``pad`` lists (before, after) pairs from the last dimension);
     modes ``constant``, ``reflect``, ``replicate``, ``circular``."""
@@ -222,74 +230,74 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     """Resample the spatial dimensions (nearest, linear, bilinear, bicubic, trilinear, area)."""
 
 
-@torch_op(_F.max_pool1d)
+@torch_op(_F.max_pool1d, tags=(REDUCTION,))
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """1-D max pooling (with ``return_indices=True``: also the argmax indices)."""
 
 
-@torch_op(_F.max_pool2d)
+@torch_op(_F.max_pool2d, tags=(REDUCTION,))
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """2-D max pooling."""
 
 
-@torch_op(_F.max_pool3d)
+@torch_op(_F.max_pool3d, tags=(REDUCTION,))
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """3-D max pooling."""
 
 
-@torch_op(_F.avg_pool1d)
+@torch_op(_F.avg_pool1d, tags=(REDUCTION,))
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """1-D average pooling."""
 
 
-@torch_op(_F.avg_pool2d)
+@torch_op(_F.avg_pool2d, tags=(REDUCTION,))
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     """2-D average pooling."""
 
 
-@torch_op(_F.avg_pool3d)
+@torch_op(_F.avg_pool3d, tags=(REDUCTION,))
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     """3-D average pooling."""
 
 
-@torch_op(_F.adaptive_avg_pool1d)
+@torch_op(_F.adaptive_avg_pool1d, tags=(REDUCTION,))
 def adaptive_avg_pool1d(input, output_size):
     """Average pooling to a given output length."""
 
 
-@torch_op(_F.adaptive_avg_pool2d)
+@torch_op(_F.adaptive_avg_pool2d, tags=(REDUCTION,))
 def adaptive_avg_pool2d(input, output_size):
     """Average pooling to a given output size (None keeps that dimension)."""
 
 
-@torch_op(_F.adaptive_avg_pool3d)
+@torch_op(_F.adaptive_avg_pool3d, tags=(REDUCTION,))
 def adaptive_avg_pool3d(input, output_size):
     """Average pooling to a given output size."""
 
 
-@torch_op(_F.adaptive_max_pool1d)
+@torch_op(_F.adaptive_max_pool1d, tags=(REDUCTION,))
 def adaptive_max_pool1d(input, output_size, return_indices=False):
     """Max pooling to a given output length."""
 
 
-@torch_op(_F.adaptive_max_pool2d)
+@torch_op(_F.adaptive_max_pool2d, tags=(REDUCTION,))
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     """Max pooling to a given output size."""
 
 
-@torch_op(_F.unfold)
+@torch_op(_F.unfold, tags=(SHAPE,))
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """Sliding local blocks of a batched image as columns (im2col)."""
 
 
-@torch_op(_F.fold)
+@torch_op(_F.fold, tags=(REDUCTION,))
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """Sum columns of sliding blocks back into an image (col2im), the adjoint of ``unfold``."""
 
 
-@torch_op(_F.pixel_shuffle)
+@torch_op(_F.pixel_shuffle, tags=(SHAPE,))
 def pixel_shuffle(input, upscale_factor):
     """(*, C * r * r, H, W) -> (*, C, H * r, W * r)."""
     r = upscale_factor
@@ -302,7 +310,7 @@ def pixel_shuffle(input, upscale_factor):
     return x.reshape(*batch, c // (r * r), h * r, w * r)
 
 
-@torch_op(_F.pixel_unshuffle)
+@torch_op(_F.pixel_unshuffle, tags=(SHAPE,))
 def pixel_unshuffle(input, downscale_factor):
     """(*, C, H * r, W * r) -> (*, C * r * r, H, W), the inverse of ``pixel_shuffle``."""
     r = downscale_factor
@@ -337,7 +345,7 @@ def vector_norm(x, p, dim, keepdim=False):
     return out.to(x.dtype) if low else out
 
 
-@torch_op(_F.cosine_similarity, inputs=("x1", "x2", "eps"))
+@torch_op(_F.cosine_similarity, inputs=("x1", "x2", "eps"), tags=(REDUCTION,))
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """``sum(x1 / max(|x1|, eps) * x2 / max(|x2|, eps))`` over ``dim``, after broadcasting (eager's
     normalize-first form)."""
@@ -351,7 +359,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     return T.sum((x1 / n1) * (x2 / n2), dim)
 
 
-@torch_op(_F.pairwise_distance, inputs=("x1", "x2", "p", "eps"))
+@torch_op(_F.pairwise_distance, inputs=("x1", "x2", "p", "eps"), tags=(REDUCTION,))
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """``p``-norm of ``x1 - x2 + eps`` over the last dimension."""
     return vector_norm(x1 - x2 + eps, p, max(x1.ndim, x2.ndim) - 1, keepdim=keepdim)

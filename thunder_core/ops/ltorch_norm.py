@@ -7,6 +7,7 @@ subtract the maximum first. ``batch_norm`` (training) and ``instance_norm`` (wit
 stats) update ``running_mean``/``running_var`` *in place*, as eager does, through
 ``Tensor.copy_`` in the decomposition and through the torch function itself when run whole;
 both are tagged ``"inplace"``. ``eps`` and ``momentum`` are inputs; shapes and flags are static.
+Every op here has the trait ``"normalization"``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import math
 import torch
 import torch.nn.functional as _F
 
+from ..ir.traits import INPLACE, NORMALIZATION
 from .ltorch_nn import torch_alias, vector_norm
 from .registry import F, T, torch_op
 
@@ -49,7 +51,8 @@ def _shifted(x, dim):
     return x if _reduced_size(x, dim) == 0 else x - T.amax(x, dim, keepdim=True)
 
 
-@torch_op(torch.softmax, torch.Tensor.softmax, torch.special.softmax, inputs=("input",), method="softmax")
+@torch_op(torch.softmax, torch.Tensor.softmax, torch.special.softmax, inputs=("input",), method="softmax",
+          tags=(NORMALIZATION,))
 def softmax(input, dim, dtype=None):
     """``exp(x - max) / sum(exp(x - max))`` over ``dim``, after converting to ``dtype`` if given."""
     x = _floating("softmax", input if dtype is None else _cast(input, dtype))
@@ -58,7 +61,7 @@ def softmax(input, dim, dtype=None):
 
 
 @torch_op(torch.log_softmax, torch.Tensor.log_softmax, torch.special.log_softmax, inputs=("input",),
-          method="log_softmax")
+          method="log_softmax", tags=(NORMALIZATION,))
 def log_softmax(input, dim, dtype=None):
     """``(x - max) - log(sum(exp(x - max)))`` over ``dim``, after converting to ``dtype`` if given."""
     x = _floating("log_softmax", input if dtype is None else _cast(input, dtype))
@@ -80,7 +83,7 @@ def _nn_log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     return log_softmax(input, dim, dtype=dtype)
 
 
-@torch_op(_F.softmin)
+@torch_op(_F.softmin, tags=(NORMALIZATION,))
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     """``softmax(-input)``."""
     if dim is None:
@@ -106,7 +109,7 @@ def _normalized_dims(op, input, normalized_shape):
     return tuple(range(-len(shape), 0))
 
 
-@torch_op(_F.layer_norm, inputs=("input", "weight", "bias", "eps"))
+@torch_op(_F.layer_norm, inputs=("input", "weight", "bias", "eps"), tags=(NORMALIZATION,))
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """Standardize over the trailing ``normalized_shape`` dimensions, then scale and shift."""
     dims = _normalized_dims("F.layer_norm", input, normalized_shape)
@@ -118,7 +121,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     return _cast(out, input.dtype)
 
 
-@torch_op(_F.rms_norm, torch.rms_norm, inputs=("input", "weight", "eps"))
+@torch_op(_F.rms_norm, torch.rms_norm, inputs=("input", "weight", "eps"), tags=(NORMALIZATION,))
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """``x / sqrt(mean(x**2) + eps)`` over the trailing dimensions (``eps`` defaults to the machine
     epsilon of the computation dtype), converted back, then times ``weight``, as eager."""
@@ -143,7 +146,7 @@ def _affine(out, weight, bias):
     return out
 
 
-@torch_op(_F.group_norm, inputs=("input", "weight", "bias", "eps"))
+@torch_op(_F.group_norm, inputs=("input", "weight", "bias", "eps"), tags=(NORMALIZATION,))
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """Standardize each group of ``C / num_groups`` channels (with their spatial positions) of
     each sample, then apply the per-channel ``weight`` and ``bias``."""
@@ -163,7 +166,7 @@ def _update_running(running, batch_value, momentum):
 
 
 @torch_op(_F.batch_norm, inputs=("input", "running_mean", "running_var", "weight", "bias", "momentum", "eps"),
-          tags=("inplace",))
+          tags=(NORMALIZATION, INPLACE))
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-05):
     """Normalize each channel of (N, C, *) with batch statistics (training: updating the running
     statistics in place, with the unbiased variance) or with the running statistics (eval)."""
@@ -188,7 +191,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
 
 @torch_op(_F.instance_norm, inputs=("input", "running_mean", "running_var", "weight", "bias", "momentum", "eps"),
-          tags=("inplace",))
+          tags=(NORMALIZATION, INPLACE))
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
                   momentum=0.1, eps=1e-05):
     """Normalize each channel of each sample over its spatial positions (``use_input_stats``,
@@ -208,7 +211,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     return _cast(_affine(out, weight, bias), input.dtype)
 
 
-@torch_op(_F.normalize, inputs=("input", "p", "eps"))
+@torch_op(_F.normalize, inputs=("input", "p", "eps"), tags=(NORMALIZATION,))
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """``input / max(norm_p(input, dim), eps)``."""
     if out is not None:

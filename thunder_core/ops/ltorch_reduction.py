@@ -11,6 +11,8 @@ scans accumulate in int64, as in torch.
 elements), ``max_dim`` (``(values, indices)`` along a dim) and the elementwise ``maximum``;
 the entry registered for ``torch.max`` picks one from the arguments. Ops that return
 ``(values, indices)`` give a ``torch.return_types`` named tuple to user code, as torch does.
+Every op here has the trait ``"reduction"`` (scans and sorts included: each of their outputs
+along ``dim`` depends on many inputs along it).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import math
 import torch
 
 from ..ir import TENSOR_METHODS, TensorProxy
+from ..ir.traits import REDUCTION
 from . import prims
 from .ltorch_shape import reshaped
 from .prims_shape import canonical_dim, canonical_dims
@@ -78,17 +81,17 @@ def _register(fn, *torch_fns, method=None):
 
 # ---------------------------------------------------------------- sums and means
 
-@torch_op(torch.sum, torch.Tensor.sum, method="sum", name="sum")
+@torch_op(torch.sum, torch.Tensor.sum, method="sum", name="sum", tags=(REDUCTION,))
 def sum_(input, dim=None, keepdim=False, *, dtype=None):
     return _reduce(prims.sum, input, dim, keepdim, _accumulation_dtype(input, dtype))
 
 
-@torch_op(torch.prod, torch.Tensor.prod, method="prod")
+@torch_op(torch.prod, torch.Tensor.prod, method="prod", tags=(REDUCTION,))
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     return _reduce(prims.prod, input, dim, keepdim, _accumulation_dtype(input, dtype))
 
 
-@torch_op(torch.mean, torch.Tensor.mean, method="mean")
+@torch_op(torch.mean, torch.Tensor.mean, method="mean", tags=(REDUCTION,))
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     """``sum / count``, as torch computes it on CPU (half precision sums in float32)."""
     out_dtype = dtype or input.dtype
@@ -131,23 +134,23 @@ def _var_impl(fn):
     return call
 
 
-@torch_op(torch.var, torch.Tensor.var, method="var", impl=_var_impl(torch.var))
+@torch_op(torch.var, torch.Tensor.var, method="var", impl=_var_impl(torch.var), tags=(REDUCTION,))
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _var(input, dim, unbiased, keepdim, correction)[0]
 
 
-@torch_op(torch.std, torch.Tensor.std, method="std", impl=_var_impl(torch.std))
+@torch_op(torch.std, torch.Tensor.std, method="std", impl=_var_impl(torch.std), tags=(REDUCTION,))
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return T.sqrt(_var(input, dim, unbiased, keepdim, correction)[0])
 
 
-@torch_op(torch.var_mean, impl=_var_impl(torch.var_mean))
+@torch_op(torch.var_mean, impl=_var_impl(torch.var_mean), tags=(REDUCTION,))
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     v, dim = _var(input, dim, unbiased, keepdim, correction)
     return v, mean(input, dim, keepdim)
 
 
-@torch_op(torch.std_mean, impl=_var_impl(torch.std_mean))
+@torch_op(torch.std_mean, impl=_var_impl(torch.std_mean), tags=(REDUCTION,))
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     v, dim = _var(input, dim, unbiased, keepdim, correction)
     return T.sqrt(v), mean(input, dim, keepdim)
@@ -161,12 +164,12 @@ def _extremum(prim, what, a, dim, keepdim):
     return _kept(prim(a, dims=dims), a, dims, keepdim)
 
 
-@torch_op(torch.amax, torch.Tensor.amax, method="amax")
+@torch_op(torch.amax, torch.Tensor.amax, method="amax", tags=(REDUCTION,))
 def amax(input, dim=(), keepdim=False):
     return _extremum(prims.amax, "amax", input, dim, keepdim)
 
 
-@torch_op(torch.amin, torch.Tensor.amin, method="amin")
+@torch_op(torch.amin, torch.Tensor.amin, method="amin", tags=(REDUCTION,))
 def amin(input, dim=(), keepdim=False):
     return _extremum(prims.amin, "amin", input, dim, keepdim)
 
@@ -186,12 +189,12 @@ def _arg(prim, what, a, dim, keepdim):
     return _kept(prim(a, dim=d), a, (d,), keepdim)
 
 
-@torch_op(torch.argmax, torch.Tensor.argmax, method="argmax")
+@torch_op(torch.argmax, torch.Tensor.argmax, method="argmax", tags=(REDUCTION,))
 def argmax(input, dim=None, keepdim=False):
     return _arg(prims.argmax, "argmax", input, dim, keepdim)
 
 
-@torch_op(torch.argmin, torch.Tensor.argmin, method="argmin")
+@torch_op(torch.argmin, torch.Tensor.argmin, method="argmin", tags=(REDUCTION,))
 def argmin(input, dim=None, keepdim=False):
     return _arg(prims.argmin, "argmin", input, dim, keepdim)
 
@@ -212,25 +215,25 @@ def _along(extreme, arg, what, a, dim, keepdim):
     return extreme(a, d, keepdim), arg(ranks, d, keepdim)
 
 
-@torch_op(name="max", impl=lambda args, kwargs: torch.max(*args))
+@torch_op(name="max", impl=lambda args, kwargs: torch.max(*args), tags=(REDUCTION,))
 def max_(input):
     """``torch.max(x)``: the largest element."""
     return _all_of(prims.amax, "max", input)
 
 
-@torch_op(name="max_dim", impl=lambda args, kwargs: tuple(torch.max(*args, **kwargs)))
+@torch_op(name="max_dim", impl=lambda args, kwargs: tuple(torch.max(*args, **kwargs)), tags=(REDUCTION,))
 def max_dim(input, dim, keepdim=False):
     """``torch.max(x, dim)``: ``(values, indices)`` of the largest elements along ``dim``."""
     return _along(amax, argmax, "max", input, dim, keepdim)
 
 
-@torch_op(name="min", impl=lambda args, kwargs: torch.min(*args))
+@torch_op(name="min", impl=lambda args, kwargs: torch.min(*args), tags=(REDUCTION,))
 def min_(input):
     """``torch.min(x)``: the smallest element."""
     return _all_of(prims.amin, "min", input)
 
 
-@torch_op(name="min_dim", impl=lambda args, kwargs: tuple(torch.min(*args, **kwargs)))
+@torch_op(name="min_dim", impl=lambda args, kwargs: tuple(torch.min(*args, **kwargs)), tags=(REDUCTION,))
 def min_dim(input, dim, keepdim=False):
     """``torch.min(x, dim)``: ``(values, indices)`` of the smallest elements along ``dim``."""
     return _along(amin, argmin, "min", input, dim, keepdim)
@@ -269,31 +272,31 @@ def _logical(a, dim, keepdim, lower):
     return _converted(_kept(out, a, dims, keepdim), torch.uint8 if a.dtype is torch.uint8 else torch.bool)
 
 
-@torch_op(torch.all, torch.Tensor.all, method="all", name="all")
+@torch_op(torch.all, torch.Tensor.all, method="all", name="all", tags=(REDUCTION,))
 def all_(input, dim=None, keepdim=False):
     return _logical(input, dim, keepdim, True)
 
 
-@torch_op(torch.any, torch.Tensor.any, method="any", name="any")
+@torch_op(torch.any, torch.Tensor.any, method="any", name="any", tags=(REDUCTION,))
 def any_(input, dim=None, keepdim=False):
     return _logical(input, dim, keepdim, False)
 
 
 # ---------------------------------------------------------------- scans
 
-@torch_op(torch.cumsum, torch.Tensor.cumsum, method="cumsum")
+@torch_op(torch.cumsum, torch.Tensor.cumsum, method="cumsum", tags=(REDUCTION,))
 def cumsum(input, dim, *, dtype=None):
     return prims.cumsum(_converted(input, _accumulation_dtype(input, dtype)), dim=canonical_dim(input.ndim, dim))
 
 
-@torch_op(torch.cumprod, torch.Tensor.cumprod, method="cumprod")
+@torch_op(torch.cumprod, torch.Tensor.cumprod, method="cumprod", tags=(REDUCTION,))
 def cumprod(input, dim, *, dtype=None):
     return prims.cumprod(_converted(input, _accumulation_dtype(input, dtype)), dim=canonical_dim(input.ndim, dim))
 
 
 # ---------------------------------------------------------------- logsumexp and norms
 
-@torch_op(torch.logsumexp, torch.Tensor.logsumexp, method="logsumexp")
+@torch_op(torch.logsumexp, torch.Tensor.logsumexp, method="logsumexp", tags=(REDUCTION,))
 def logsumexp(input, dim, keepdim=False):
     """``log(sum(exp(x - m))) + m`` with ``m`` the maximum (0 where it is infinite), as torch."""
     a = input if input.dtype.is_floating_point else _converted(input, torch.get_default_dtype())
@@ -306,7 +309,7 @@ def logsumexp(input, dim, keepdim=False):
     return out + (m if keepdim else reshaped(m, out.shape))
 
 
-@torch_op(torch.linalg.vector_norm, inputs=("x",))
+@torch_op(torch.linalg.vector_norm, inputs=("x",), tags=(REDUCTION,))
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     if not (x.dtype.is_floating_point or x.dtype.is_complex):
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {x.dtype}")
@@ -327,7 +330,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     return T.pow(sum_(T.pow(T.abs(a), ord), dims, keepdim), 1.0 / ord)
 
 
-@torch_op(torch.norm, torch.Tensor.norm, method="norm")
+@torch_op(torch.norm, torch.Tensor.norm, method="norm", tags=(REDUCTION,))
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """Vector norms and the Frobenius norm (``p="nuc"``, the nuclear norm, needs an SVD and is not supported)."""
     if p == "nuc":
@@ -339,7 +342,8 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 # ---------------------------------------------------------------- sorting
 
 @torch_op(torch.topk, torch.Tensor.topk, method="topk", name="topk",
-          impl=lambda args, kwargs: tuple(torch.topk(*args, **kwargs)), returns=torch.return_types.topk)
+          impl=lambda args, kwargs: tuple(torch.topk(*args, **kwargs)), returns=torch.return_types.topk,
+          tags=(REDUCTION,))
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """The ``k`` largest (``largest``) or smallest elements along ``dim`` and their positions."""
     d = canonical_dim(input.ndim, dim)
@@ -351,7 +355,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
 
 @torch_op(torch.sort, torch.Tensor.sort, method="sort", name="sort",
           impl=lambda args, kwargs: tuple(torch.sort(args[0], dim=args[1], descending=args[2], **kwargs)),
-          returns=torch.return_types.sort)
+          returns=torch.return_types.sort, tags=(REDUCTION,))
 def sort(input, dim=-1, descending=False, *, stable=False):
     """``input`` sorted along ``dim`` and the positions the values came from."""
     return prims.sort(input, dim=canonical_dim(input.ndim, dim), descending=descending, stable=stable)
@@ -359,6 +363,6 @@ def sort(input, dim=-1, descending=False, *, stable=False):
 
 
 
-@torch_op(torch.argsort, torch.Tensor.argsort, method="argsort")
+@torch_op(torch.argsort, torch.Tensor.argsort, method="argsort", tags=(REDUCTION,))
 def argsort(input, dim=-1, descending=False, *, stable=False):
     return prims.sort(input, dim=canonical_dim(input.ndim, dim), descending=descending, stable=stable)[1]

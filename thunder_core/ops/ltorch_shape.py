@@ -10,6 +10,12 @@ the sizes as one tuple (:func:`_as_tuple`). ``contiguous``, ``clone`` and ``deta
 
 Multi-output ops (split, chunk, unbind) always slice, even for a piece that is the whole
 input: a decomposition may not return its own input next to new values.
+
+Traits: views (``view``, ``permute``, ``expand``, ``split``, ``select``, ``diagonal``,
+``detach``...) are ``"view"``; ops that copy elements to new positions (``cat``, ``stack``,
+``flip``, ``roll``, ``repeat``, ``tril``/``triu``, ``clone``, ``contiguous``) are ``"shape"``;
+``reshape``, ``reshape_as`` and ``flatten`` are both (eager copies when strides do not allow a
+view).
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import torch
 
 from ..ir import TensorProxy, TracingError
 from ..ir.proxies import TENSOR_PROPERTIES
+from ..ir.traits import SHAPE, VIEW
 from . import prims
 from .prims_shape import canonical_dim, canonical_dims
 from .registry import T, torch_op
@@ -93,7 +100,8 @@ def view(input, *shape):
     return reshaped(input, infer_shape(input.numel(), shape))
 
 
-@torch_op(torch.Tensor.reshape, torch.reshape, method="reshape", impl=_as_tuple(torch.Tensor.reshape), tags=("view",))
+@torch_op(torch.Tensor.reshape, torch.reshape, method="reshape", impl=_as_tuple(torch.Tensor.reshape),
+          tags=(VIEW, SHAPE))
 def reshape(input, *shape):
     """``x.reshape(*shape)``, ``torch.reshape(x, shape)``."""
     return reshaped(input, infer_shape(input.numel(), shape))
@@ -104,12 +112,12 @@ def view_as(input, other):
     return reshaped(input, infer_shape(input.numel(), other.shape))
 
 
-@torch_op(torch.Tensor.reshape_as, inputs=("input", "other"), method="reshape_as", tags=("view",))
+@torch_op(torch.Tensor.reshape_as, inputs=("input", "other"), method="reshape_as", tags=(VIEW, SHAPE))
 def reshape_as(input, other):
     return reshaped(input, infer_shape(input.numel(), other.shape))
 
 
-@torch_op(torch.flatten, torch.Tensor.flatten, method="flatten", tags=("view", "may-return-input"))
+@torch_op(torch.flatten, torch.Tensor.flatten, method="flatten", tags=(VIEW, SHAPE, "may-return-input"))
 def flatten(input, start_dim=0, end_dim=-1):
     if input.ndim == 0:
         return reshaped(input, (1,))
@@ -257,12 +265,12 @@ def movedim(input, source, destination):
 
 # ---------------------------------------------------------------- new tensors and autograd (no decomposition)
 
-@torch_op(torch.Tensor.contiguous, method="contiguous", tags=("may-return-input",))
+@torch_op(torch.Tensor.contiguous, method="contiguous", tags=(SHAPE, "may-return-input"))
 def contiguous(input, memory_format=torch.contiguous_format):
     """The same values in a contiguous layout (the input itself if already contiguous)."""
 
 
-@torch_op(torch.clone, torch.Tensor.clone, method="clone")
+@torch_op(torch.clone, torch.Tensor.clone, method="clone", tags=(SHAPE,))
 def clone(input, *, memory_format=torch.preserve_format):
     """A copy that no later in-place op on ``input`` can change."""
 
@@ -342,17 +350,17 @@ def _joined(tensors, dim, what):
     return prims.cat(kept, dim=d)
 
 
-@torch_op(torch.cat, torch.concat, inputs=("tensors",))
+@torch_op(torch.cat, torch.concat, inputs=("tensors",), tags=(SHAPE,))
 def cat(tensors, dim=0):
     return _joined(tensors, dim, "torch.cat")
 
 
-@torch_op(torch.concatenate, inputs=("tensors",))
+@torch_op(torch.concatenate, inputs=("tensors",), tags=(SHAPE,))
 def concatenate(tensors, axis=0):
     return _joined(tensors, axis, "torch.concatenate")
 
 
-@torch_op(torch.stack, inputs=("tensors",))
+@torch_op(torch.stack, inputs=("tensors",), tags=(SHAPE,))
 def stack(tensors, dim=0):
     tensors = list(tensors)
     if not tensors:
@@ -365,13 +373,13 @@ def stack(tensors, dim=0):
     return _joined([unsqueeze(t, d) for t in tensors], d, "torch.stack")
 
 
-@torch_op(torch.hstack, inputs=("tensors",))
+@torch_op(torch.hstack, inputs=("tensors",), tags=(SHAPE,))
 def hstack(tensors):
     tensors = [reshaped(t, (1,)) if t.ndim == 0 else t for t in tensors]
     return _joined(tensors, 0 if tensors and tensors[0].ndim == 1 else 1, "torch.hstack")
 
 
-@torch_op(torch.vstack, torch.row_stack, inputs=("tensors",))
+@torch_op(torch.vstack, torch.row_stack, inputs=("tensors",), tags=(SHAPE,))
 def vstack(tensors):
     return _joined([reshaped(t, (1, t.numel())) if t.ndim < 2 else t for t in tensors], 0, "torch.vstack")
 
@@ -497,13 +505,13 @@ def narrow(input, dim, start, length):
 
 # ---------------------------------------------------------------- reordering and repeating elements
 
-@torch_op(torch.Tensor.flip, torch.flip, method="flip", impl=_as_tuple(torch.Tensor.flip))
+@torch_op(torch.Tensor.flip, torch.flip, method="flip", impl=_as_tuple(torch.Tensor.flip), tags=(SHAPE,))
 def flip(input, *dims):
     dims = canonical_dims(input.ndim, dims, what="flip dims")
     return prims.flip(input, dims=dims) if dims and input.ndim else input
 
 
-@torch_op(torch.roll, torch.Tensor.roll, method="roll")
+@torch_op(torch.roll, torch.Tensor.roll, method="roll", tags=(SHAPE,))
 def roll(input, shifts, dims=None):
     if dims is None or dims == ():
         flat = roll(reshaped(input, (input.numel(),)), shifts if isinstance(shifts, int) else tuple(shifts), 0)
@@ -523,7 +531,7 @@ def roll(input, shifts, dims=None):
     return out
 
 
-@torch_op(torch.Tensor.repeat, method="repeat", impl=_as_tuple(torch.Tensor.repeat))
+@torch_op(torch.Tensor.repeat, method="repeat", impl=_as_tuple(torch.Tensor.repeat), tags=(SHAPE,))
 def repeat(input, *repeats):
     reps = tuple(repeats)
     k = len(reps)
@@ -538,12 +546,12 @@ def repeat(input, *repeats):
     return prims.reshape(b, shape=tuple(r * s for r, s in zip(reps, shape)))
 
 
-@torch_op(torch.Tensor.tile, torch.tile, method="tile", impl=_as_tuple(torch.Tensor.tile))
+@torch_op(torch.Tensor.tile, torch.tile, method="tile", impl=_as_tuple(torch.Tensor.tile), tags=(SHAPE,))
 def tile(input, *dims):
     return repeat(input, (1,) * (input.ndim - len(dims)) + tuple(dims))
 
 
-@torch_op(torch.repeat_interleave, torch.Tensor.repeat_interleave, method="repeat_interleave")
+@torch_op(torch.repeat_interleave, torch.Tensor.repeat_interleave, method="repeat_interleave", tags=(SHAPE,))
 def repeat_interleave(input, repeats, dim=None, *, output_size=None):
     """Each element repeated ``repeats`` (an int) times along ``dim`` (flattened when None)."""
     if isinstance(repeats, TensorProxy):
@@ -566,12 +574,12 @@ def _triangle(a, diagonal, lower, what):
     return T.where(keep, a, prims.full(0, shape=(), dtype=a.dtype, device=a.device))
 
 
-@torch_op(torch.tril, torch.Tensor.tril, method="tril")
+@torch_op(torch.tril, torch.Tensor.tril, method="tril", tags=(SHAPE,))
 def tril(input, diagonal=0):
     return _triangle(input, diagonal, True, "tril")
 
 
-@torch_op(torch.triu, torch.Tensor.triu, method="triu")
+@torch_op(torch.triu, torch.Tensor.triu, method="triu", tags=(SHAPE,))
 def triu(input, diagonal=0):
     return _triangle(input, diagonal, False, "triu")
 

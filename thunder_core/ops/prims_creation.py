@@ -2,7 +2,8 @@
 ``device`` (torch-level ops resolve torch's defaults at trace time, so a trace never
 depends on them).
 
-The random primitives (``uniform``, ``normal``, ``randint``) are tagged ``"random"``: each
+Every primitive here has the trait ``"creation"``. The random ones (``uniform``, ``normal``,
+``randint``) are also ``"random"``: each
 call draws fresh values, so passes must neither merge two calls nor drop one, and
 executors draw from torch's global generator so ``torch.manual_seed`` reproduces eager.
 """
@@ -14,6 +15,7 @@ from ..ir.printing import describe
 import torch
 
 from ..ir import NumberProxy, tensor_proxy
+from ..ir.traits import CREATION, RANDOM
 from .prims_shape import _check_shape
 from .registry import prim
 
@@ -29,7 +31,7 @@ def _created(name: str, shape, dtype, device):
     return tensor_proxy(_check_shape(name, shape), dtype, torch.device(device))
 
 
-@prim()
+@prim(tags=(CREATION,))
 def iota(length, *, start, step, dtype, device):
     """The 1-D tensor ``[start, start + step, ..., start + (length - 1) * step]``, computed
     like ``torch.arange``."""
@@ -40,14 +42,14 @@ def iota(length, *, start, step, dtype, device):
     return _created("iota", (n,), dtype, device)
 
 
-@prim()
+@prim(tags=(CREATION,))
 def full(fill_value, *, shape, dtype, device):
     """A tensor of ``shape`` filled with ``fill_value`` (converted to ``dtype``)."""
     _number("full", "fill_value", fill_value)
     return _created("full", shape, dtype, device)
 
 
-@prim()
+@prim(tags=(CREATION,))
 def empty(*, shape, dtype, device):
     """A tensor of ``shape`` whose values are unspecified (uninitialised memory)."""
     return _created("empty", shape, dtype, device)
@@ -59,19 +61,19 @@ def _random(name: str, lo, hi, shape, dtype, device, what=("minval", "maxval")):
     return _created(name, shape, dtype, device)
 
 
-@prim(tags=("random",))
+@prim(tags=(CREATION, RANDOM))
 def uniform(minval, maxval, *, shape, dtype, device):
     """Independent samples of the uniform distribution on ``[minval, maxval)`` (floating dtypes)."""
     return _random("uniform", minval, maxval, shape, dtype, device)
 
 
-@prim(tags=("random",))
+@prim(tags=(CREATION, RANDOM))
 def normal(mean, std, *, shape, dtype, device):
     """Independent samples of the normal distribution N(``mean``, ``std``²) (floating dtypes)."""
     return _random("normal", mean, std, shape, dtype, device, ("mean", "std"))
 
 
-@prim(tags=("random",))
+@prim(tags=(CREATION, RANDOM))
 def randint(low, high, *, shape, dtype, device):
     """Independent uniform samples of the integers in ``[low, high)``."""
     return _random("randint", low, high, shape, dtype, device, ("low", "high"))

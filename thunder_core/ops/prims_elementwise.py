@@ -20,6 +20,10 @@ broadcast_dimensions=)`` places dimension ``i`` of ``a`` at output dimension
 ``torch.expand``; ``device_put(a, device=)`` copies to a device.
 
 Every meta checks its inputs and raises an error saying what to convert or broadcast.
+
+Traits: the elementwise prims and ``convert_element_type`` are ``"elementwise"``, those in
+:data:`TRANSCENDENTAL_PRIMS` also ``"transcendental"``; ``broadcast_in_dim`` is a ``"view"``.
+``device_put`` has no trait (a copy between devices: no computation a trait describes).
 """
 
 from __future__ import annotations
@@ -29,9 +33,10 @@ from ..ir.printing import describe
 import torch
 
 from ..ir import NumberProxy, TensorProxy, tensor_proxy
+from ..ir.traits import ELEMENTWISE, TRANSCENDENTAL, VIEW
 from .registry import prim
 
-__all__ = ["UNARY", "BINARY", "dtype_kind", "number_type", "KINDS"]
+__all__ = ["UNARY", "BINARY", "TRANSCENDENTAL_PRIMS", "dtype_kind", "number_type", "KINDS"]
 
 #: Kinds of values, in promotion order: bool, integer, floating point, complex.
 KINDS = "bifc"
@@ -79,6 +84,15 @@ BINARY: dict[str, tuple[str, str]] = {
     **{n: ("bif", "bool") for n in "lt le gt ge".split()},
     **{n: ("bifc", "bool") for n in "logical_and logical_or logical_xor".split()},
 }
+
+#: elementwise prims whose math is transcendental (trait ``"transcendental"``, see thunder_core.ir.traits)
+TRANSCENDENTAL_PRIMS = frozenset(("exp exp2 expm1 log log1p log2 log10 sqrt rsqrt sin cos tan asin acos atan sinh cosh "
+                                  "tanh asinh acosh atanh sigmoid erf erfc erfinv lgamma digamma pow atan2 "
+                                  "hypot").split())
+
+
+def _traits(name: str) -> tuple:
+    return (ELEMENTWISE, TRANSCENDENTAL) if name in TRANSCENDENTAL_PRIMS else (ELEMENTWISE,)
 
 
 def _describe(x) -> str:
@@ -132,7 +146,7 @@ def _define_unary(name: str, kinds: str, rule: str):
         t, tensors = _check(name, (a,), kinds)
         return _output(t, _out_dtype(rule, t.dtype), tensors)
     meta.__name__ = name
-    return prim(name)(meta)
+    return prim(name, tags=_traits(name))(meta)
 
 
 def _define_binary(name: str, kinds: str, rule: str):
@@ -140,7 +154,7 @@ def _define_binary(name: str, kinds: str, rule: str):
         t, tensors = _check(name, (a, b), kinds)
         return _output(t, _out_dtype(rule, t.dtype), tensors)
     meta.__name__ = name
-    return prim(name)(meta)
+    return prim(name, tags=_traits(name))(meta)
 
 
 for _name, (_kinds, _rule) in UNARY.items():
@@ -150,7 +164,7 @@ for _name, (_kinds, _rule) in BINARY.items():
 del _name, _kinds, _rule
 
 
-@prim()
+@prim(tags=(ELEMENTWISE,))
 def where(pred, a, b):
     """``a`` where ``pred`` holds, else ``b``: ``pred`` is a bool tensor; ``a`` and ``b`` are
     tensors of its shape and device with one dtype, or numbers (at least one is a tensor)."""
@@ -163,7 +177,7 @@ def where(pred, a, b):
     return _output(t, t.dtype, tensors)
 
 
-@prim()
+@prim(tags=(ELEMENTWISE,))
 def convert_element_type(a, *, dtype: torch.dtype):
     """A new tensor with ``a``'s values converted to ``dtype`` (a copy when the dtype is unchanged)."""
     if not isinstance(a, TensorProxy):
@@ -173,7 +187,7 @@ def convert_element_type(a, *, dtype: torch.dtype):
     return _output(a, dtype, (a,))
 
 
-@prim(tags=("view",))
+@prim(tags=(VIEW,))
 def broadcast_in_dim(a, *, shape, broadcast_dimensions):
     """``a`` broadcast to ``shape``: dimension ``i`` of ``a`` becomes output dimension
     ``broadcast_dimensions[i]`` (strictly increasing) and must have that size or size 1."""

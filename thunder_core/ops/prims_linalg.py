@@ -15,7 +15,9 @@ beyond elementwise, shape and reduction primitives.
   default generator exactly as eager dropout draws its noise (``torch.empty_like(a).bernoulli_(p)``,
   ``torch.empty(shape, ...).bernoulli_(p)``; the CPU generator fills in memory order, so the
   layout matters), hence traced dropout drops the same elements as eager under
-  ``torch.manual_seed``. Tagged ``"random"``.
+  ``torch.manual_seed``. Traits ``"creation"`` and ``"random"``.
+
+``matmul`` and ``convolution`` have the trait ``"matmul"``.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from __future__ import annotations
 import torch
 
 from ..ir import TensorProxy, tensor_proxy
+from ..ir.traits import CREATION, MATMUL, RANDOM
 from .registry import prim
 
 
@@ -41,7 +44,7 @@ def _broadcast(name: str, a: tuple, b: tuple) -> tuple:
         raise ValueError(f"prims.{name}: batch dimensions {list(a)} and {list(b)} do not broadcast.") from None
 
 
-@prim()
+@prim(tags=(MATMUL,))
 def matmul(a, b):
     """``torch.matmul`` of two tensors of one dtype and device."""
     if a.ndim == 0 or b.ndim == 0:
@@ -65,7 +68,7 @@ def _conv_output_size(i, size, k, stride, pad, dil, transposed, out_pad):
     return (size + 2 * pad[i] - dil[i] * (k - 1) - 1) // stride[i] + 1
 
 
-@prim()
+@prim(tags=(MATMUL,))
 def convolution(a, weight, bias, *, stride, padding, dilation, transposed, output_padding, groups):
     """``torch.convolution`` of a batched input, geometry given as per-dimension int tuples."""
     n = a.ndim - 2
@@ -100,7 +103,7 @@ def convolution(a, weight, bias, *, stride, padding, dilation, transposed, outpu
     return tensor_proxy((a.shape[0], c_out) + spatial, a.dtype, a.device, rg)
 
 
-@prim(tags=("random",))
+@prim(tags=(CREATION, RANDOM))
 def bernoulli_noise(a, p, *, shape=None):
     """Ones with probability ``p``, else zeros, drawn like eager dropout's noise (see above)."""
     if not 0 <= p <= 1:

@@ -4,13 +4,15 @@ Reductions (sum, prod, amax, amin, var) take canonical ``dims`` (non-negative, d
 and remove them: there is no ``keepdim`` here, torch-level ops reshape afterwards. They
 compute in the input's dtype (torch-level ops convert first: ``sum`` of ints accumulates in
 int64). ``argmax``/``argmin`` reduce one dim to int64 positions; scans (cumsum, cumprod)
-keep the shape; ``topk`` and ``sort`` return ``(values, int64 indices)``.
+keep the shape; ``topk`` and ``sort`` return ``(values, int64 indices)``. Every primitive
+here has the trait ``"reduction"``.
 """
 
 from __future__ import annotations
 
 import torch
 
+from ..ir.traits import REDUCTION
 from .prims_shape import _check_dims, _check_tensor, result
 from .registry import prim
 
@@ -24,31 +26,31 @@ def _reduced(name: str, a, dims, *, nonempty: bool = False):
     return [s for d, s in enumerate(a.shape) if d not in dims]
 
 
-@prim()
+@prim(tags=(REDUCTION,))
 def sum_(a, *, dims):
     """The sum over ``dims``, in ``a``'s dtype."""
     return result(_reduced("sum", a, dims), a.dtype, a.device, a)
 
 
-@prim()
+@prim(tags=(REDUCTION,))
 def prod(a, *, dims):
     """The product over ``dims``, in ``a``'s dtype."""
     return result(_reduced("prod", a, dims), a.dtype, a.device, a)
 
 
-@prim()
+@prim(tags=(REDUCTION,))
 def amax(a, *, dims):
     """The maximum over ``dims`` (NaN if any element is NaN); ``dims`` must not have size 0."""
     return result(_reduced("amax", a, dims, nonempty=True), a.dtype, a.device, a)
 
 
-@prim()
+@prim(tags=(REDUCTION,))
 def amin(a, *, dims):
     """The minimum over ``dims`` (NaN if any element is NaN); ``dims`` must not have size 0."""
     return result(_reduced("amin", a, dims, nonempty=True), a.dtype, a.device, a)
 
 
-@prim()
+@prim(tags=(REDUCTION,))
 def var(a, *, dims, correction):
     """The variance over ``dims``: ``sum((a - mean)**2) / (N - correction)``, N the number of
     elements reduced. Floating-point ``a`` only."""
@@ -67,13 +69,13 @@ def _arg_reduced(name, a, dim):
     return _reduced(name, a, (dim,), nonempty=True)
 
 
-@prim()
+@prim(tags=(REDUCTION,))
 def argmax(a, *, dim):
     """The int64 position of the first maximum along ``dim`` (a 0-d ``a`` takes ``dim=0``)."""
     return result(_arg_reduced("argmax", a, dim), torch.int64, a.device)
 
 
-@prim()
+@prim(tags=(REDUCTION,))
 def argmin(a, *, dim):
     """The int64 position of the first minimum along ``dim`` (a 0-d ``a`` takes ``dim=0``)."""
     return result(_arg_reduced("argmin", a, dim), torch.int64, a.device)
@@ -87,13 +89,13 @@ def _scan(name, a, dim):
     return result(a.shape, a.dtype, a.device, a)
 
 
-@prim()
+@prim(tags=(REDUCTION,))
 def cumsum(a, *, dim):
     """Running sums along ``dim``, in ``a``'s dtype."""
     return _scan("cumsum", a, dim)
 
 
-@prim()
+@prim(tags=(REDUCTION,))
 def cumprod(a, *, dim):
     """Running products along ``dim``, in ``a``'s dtype."""
     return _scan("cumprod", a, dim)
@@ -110,7 +112,7 @@ def _sorted_pair(name, a, dim, size):
     return result(shape, a.dtype, a.device, a), result(shape, torch.int64, a.device)
 
 
-@prim()
+@prim(tags=(REDUCTION,))
 def topk(a, *, k, dim, largest, sorted):
     """``(values, indices)`` of the ``k`` largest (``largest``) or smallest elements along
     ``dim``, in order when ``sorted``."""
@@ -120,7 +122,7 @@ def topk(a, *, k, dim, largest, sorted):
     return _sorted_pair("topk", a, dim, k)
 
 
-@prim()
+@prim(tags=(REDUCTION,))
 def sort(a, *, dim, descending, stable):
     """``(values, indices)`` of ``a`` sorted along ``dim``; ``stable`` keeps equal elements in order."""
     return _sorted_pair("sort", a, dim, None)

@@ -9,7 +9,11 @@ input's dtype and device. Torch-level ops give users torch's own error messages 
 reaching these, so the errors here speak of the primitive.
 
 The helpers :func:`canonical_dim`, :func:`canonical_dims` and :func:`result` are shared by
-the shape, indexing, reduction and creation families.
+the shape, indexing, reduction and creation primitives.
+
+Traits: ``reshape``, ``transpose``, ``slice`` and ``squeeze`` are ``"view"``; ``pad``, ``cat``
+and ``flip`` are ``"shape"``. ``take``, ``gather`` and ``scatter_add`` have no trait: the
+positions they read or add into are the values of an index tensor.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import math
 import torch
 
 from ..ir import TensorProxy, tensor_proxy
+from ..ir.traits import SHAPE, VIEW
 from .registry import prim
 
 __all__ = ["canonical_dim", "canonical_dims", "result"]
@@ -85,7 +90,7 @@ def _check_index(name: str, index) -> None:
         raise TypeError(f"prims.{name}: index {index.name} must be int64 or int32, not {index.dtype}.")
 
 
-@prim(tags=("view",))
+@prim(tags=(VIEW,))
 def reshape(a, *, shape):
     """``a`` with its elements in row-major order laid out as ``shape`` (same number of elements)."""
     _check_tensor("reshape", a)
@@ -96,7 +101,7 @@ def reshape(a, *, shape):
     return result(shape, a.dtype, a.device, a)
 
 
-@prim(tags=("view",))
+@prim(tags=(VIEW,))
 def transpose(a, *, permutation):
     """``a`` with its dims reordered: output dim ``i`` is input dim ``permutation[i]``."""
     _check_tensor("transpose", a)
@@ -106,7 +111,7 @@ def transpose(a, *, permutation):
     return result([a.shape[d] for d in perm], a.dtype, a.device, a)
 
 
-@prim(tags=("view",))
+@prim(tags=(VIEW,))
 def slice_(a, *, start_indices, end_indices, strides=None):
     """Elements ``start_indices[d] <= i < end_indices[d]`` with step ``strides[d]`` along each dim d."""
     _check_tensor("slice", a)
@@ -123,7 +128,7 @@ def slice_(a, *, start_indices, end_indices, strides=None):
     return result(shape, a.dtype, a.device, a)
 
 
-@prim(tags=("view",))
+@prim(tags=(VIEW,))
 def squeeze(a, *, dims):
     """``a`` without the listed dims, each of which must have size 1."""
     _check_tensor("squeeze", a)
@@ -134,7 +139,7 @@ def squeeze(a, *, dims):
     return result([s for d, s in enumerate(a.shape) if d not in dims], a.dtype, a.device, a)
 
 
-@prim()
+@prim(tags=(SHAPE,))
 def pad(a, padding_value, *, padding_config):
     """``a`` padded with ``padding_value``: ``padding_config[d] = (lo, hi, interior)`` adds
     ``lo``/``hi`` elements before/after dim d (negative values crop) and ``interior``
@@ -153,7 +158,7 @@ def pad(a, padding_value, *, padding_config):
     return result(shape, a.dtype, a.device, a)
 
 
-@prim()
+@prim(tags=(SHAPE,))
 def cat(tensors, *, dim):
     """The tensors (same dtype, device, rank; equal sizes except along ``dim``) joined along ``dim``."""
     tensors = list(tensors)
@@ -173,7 +178,7 @@ def cat(tensors, *, dim):
     return result(shape, first.dtype, first.device, *tensors)
 
 
-@prim()
+@prim(tags=(SHAPE,))
 def flip(a, *, dims):
     """``a`` with the order of elements reversed along each of ``dims``."""
     _check_tensor("flip", a)

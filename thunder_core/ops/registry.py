@@ -16,7 +16,12 @@
   devices and ``requires_grad`` of any op; give ``meta=`` to override;
 * ``returns=`` names the ``torch.return_types`` named tuple torch gives back (``torch.cummax``
   returns ``torch.return_types.cummax``): the entry wraps the symbol's tuple in it;
-* aliasing is a declared trait (a tag): ``"view"`` (torch returns a new view of the first
+* what the op *is* is declared in ``tags``: its **traits** (``"elementwise"``,
+  ``"reduction"``, ``"view"``, ``"shape"``, ``"transcendental"``, ``"random"``, ``"inplace"``,
+  ``"creation"``, ``"matmul"``, ``"normalization"``; defined in ``thunder_core.ir.traits``),
+  which passes and executors query with ``has_trait`` (never the file an op is defined in),
+  plus the non-trait tags of ``thunder_core.ir.traits.NON_TRAIT_TAGS``;
+* aliasing is declared the same way: ``"view"`` (torch returns a new view of the first
   tensor input: ``permute``, ``reshape``), ``"may-return-input"`` (torch returns the input
   object itself when there is nothing to do: ``contiguous``, ``to``, ``positive``), or neither
   (torch returns a fresh tensor). A decomposition is held to its op's trait (see
@@ -49,6 +54,7 @@ import torch
 from ..ir import TENSOR_METHODS, Symbol, TensorProxy, TracingError, tensor_proxy
 from ..ir.printing import PRINTERS, print_value
 from ..ir.proxies import NumberProxy, flat_proxies
+from ..ir.traits import NON_TRAIT_TAGS, TRAITS
 
 __all__ = ["torch_op", "prim", "T", "F", "TORCH_CALLS", "TORCH_IMPLS", "SYMBOLS", "PRIMS", "OpDef", "fake_meta",
            "torch_call_of"]
@@ -64,7 +70,7 @@ class OpDef:
     """Everything known about one torch-level op besides its Symbol."""
 
     __slots__ = ("symbol", "torch_fn", "signature", "inputs", "varargs", "positional", "keyword_only",
-                 "input_defaults", "required_inputs", "strip_defaults", "family")
+                 "input_defaults", "required_inputs", "strip_defaults")
 
     def __init__(self, symbol, torch_fn, signature, inputs):
         self.symbol, self.torch_fn, self.signature, self.inputs = symbol, torch_fn, signature, inputs
@@ -408,6 +414,19 @@ def own_outputs(sym, inputs, out):
     return walk(out)
 
 
+# ---------------------------------------------------------------- tags
+
+def _tags(tags, where: str) -> frozenset:
+    """``tags`` checked against the vocabulary: an op's traits are what passes and executors
+    see, so a misspelt one would silently make the op opaque to them."""
+    tags = frozenset(tags)
+    unknown = tags - TRAITS - NON_TRAIT_TAGS
+    if unknown:
+        raise ValueError(f"{where}: unknown tag(s) {sorted(unknown)}. Op traits are {', '.join(sorted(TRAITS))}; "
+                         f"other tags are {', '.join(sorted(NON_TRAIT_TAGS))} (see thunder_core.ir.traits).")
+    return tags
+
+
 # ---------------------------------------------------------------- primitives
 
 def prim(name: str | None = None, *, tags=()):
@@ -415,7 +434,11 @@ def prim(name: str | None = None, *, tags=()):
     creates ``prims.add`` (id ``"prims.add"``). Primitives follow the calling convention
     (tensors and numbers positional, static metadata by keyword), have no decomposition,
     and every executor that claims them implements them (the torch executor's table is
-    ``thunder_executor_torch.prims.IMPLS``)."""
+    ``thunder_executor_torch.prims.IMPLS``).
+
+    ``tags`` declares the prim's traits (``@prim(tags=("elementwise",))``; the vocabulary and
+    what each promises: ``thunder_core.ir.traits``) and non-trait tags; an unknown tag is an
+    error. Remat, the cost model and fusing executors decide from the traits alone."""
     def define(meta):
         from . import prims
 
@@ -423,7 +446,8 @@ def prim(name: str | None = None, *, tags=()):
         sid = f"prims.{pyname}"
         if sid in PRIMS:
             raise ValueError(f"prim: {sid!r} is defined twice ({meta.__module__}.{meta.__qualname__}).")
-        sym = Symbol(pyname, meta, sid, is_prim=True, tags=frozenset(tags), python_name=pyname, module="prims")
+        sym = Symbol(pyname, meta, sid, is_prim=True, tags=_tags(tags, f"prim {sid}"), python_name=pyname,
+                     module="prims")
         PRIMS[sid] = sym
         setattr(prims, pyname, sym)
         return sym
@@ -446,8 +470,14 @@ def torch_op(*torch_fns, inputs=("input",), method: str | tuple | None = None, m
         ``"sum"``; also used for operators such as ``"add"`` and in-place ``"add_"``).
     :param meta: a meta function over the symbol call; default: ``fake_meta`` of the torch call.
     :param name: python name in ``ltorch`` (default: the signature function's name).
-    :param tags: symbol tags (``"random"``, ``"inplace"``, the aliasing traits ``"view"`` and
-        ``"may-return-input"``, ...).
+    :param tags: the op's **traits**, what it is: ``"elementwise"``, ``"transcendental"``,
+        ``"reduction"``, ``"normalization"``, ``"view"``, ``"shape"``, ``"random"``, ``"inplace"``,
+        ``"creation"``, ``"matmul"`` (each defined in ``thunder_core.ir.traits``), plus non-trait
+        tags such as ``"may-return-input"``. Declare every trait that truly describes the op:
+        passes and executors decide from them alone (``tags=("elementwise",)`` makes an op
+        recomputable by remat and fusible by inductor, wherever it is defined, plugins
+        included); an op without traits is treated as an opaque library kernel. An unknown
+        tag is an error.
     :param impl: ``impl(args, kwargs)`` in torch's convention, replacing the call of
         ``torch_fns[0]`` (for ops whose torch function cannot take every argument form, e.g.
         reflected operators with a number first).
@@ -471,7 +501,6 @@ def torch_op(*torch_fns, inputs=("input",), method: str | tuple | None = None, m
         if unknown:
             raise ValueError(f"torch_op {pyname}: inputs {unknown} are not parameters of {signature}.")
         opdef = OpDef(None, first, signature, tuple(i for i in signature.parameters if i in inputs))
-        opdef.family = sig_fn.__module__.rsplit(".", 1)[-1]  # e.g. "ltorch_elementwise"
         opdef.strip_defaults = meta is None
         call = impl or first
 
@@ -487,7 +516,8 @@ def torch_op(*torch_fns, inputs=("input",), method: str | tuple | None = None, m
 
         decomposition = decompose if _has_body(sig_fn) else None
         sym = Symbol(pyname, meta or fake_meta(lambda p, k: torch_impl(*p, **k)), sid,
-                     decomposition=decomposition, tags=frozenset(tags), python_name=pyname, module="ltorch")
+                     decomposition=decomposition, tags=_tags(tags, f"torch_op {sid}"), python_name=pyname,
+                     module="ltorch")
         opdef.symbol = sym
 
         if returns is None and not values:

@@ -8,11 +8,12 @@ the backward needs ``h`` anyway, saving ``gelu(h)`` as well wastes its bytes.
 The choice is a minimum cut (the method of AOTAutograd's min-cut rematerialisation). Each
 forward tensor ``v`` becomes an edge ``v_in -> v_out`` whose capacity is what saving it costs
 (its bytes; next to nothing for forward inputs and outputs, which stay alive anyway). Values
-that cannot be recomputed (produced by matmuls, reductions, random or opaque ops...) hang
-from the source; a recomputable op's output hangs from its inputs' ``v_out``; values the
-backward reads hang into the sink. Every source-to-sink path is a way for the backward to
-obtain a value, so a cut is a set of values to save from which everything needed can be
-recomputed, and the minimum cut saves the fewest bytes.
+that cannot be recomputed (produced by matmuls, reductions, random or opaque ops...: the ops'
+traits decide, see :func:`recomputable`) hang from the source; a recomputable op's output
+hangs from its inputs' ``v_out``; values the backward reads hang into the sink. Every
+source-to-sink path is a way for the backward to obtain a value, so a cut is a set of values
+to save from which everything needed can be recomputed, and the minimum cut saves the fewest
+bytes.
 """
 
 from __future__ import annotations
@@ -21,50 +22,37 @@ import math
 from collections import deque
 
 from ..ir import TensorProxy, flat_proxies
+from ..ir.traits import (ELEMENTWISE, INPLACE, NORMALIZATION, RANDOM, REDUCTION, SHAPE, TRANSCENDENTAL, VIEW,
+                         has_trait)
 
-__all__ = ["choose_saved", "recomputable", "RECOMPUTABLE_FAMILIES", "saved_bytes"]
+__all__ = ["choose_saved", "recomputable", "fusible", "saved_bytes"]
 
-#: torch-level op families cheap enough to run again in a *fused* backward, where a recomputed
-#: elementwise op costs no memory traffic of its own
-RECOMPUTABLE_FAMILIES = {"ltorch_elementwise", "ltorch_activations", "ltorch_conversions", "ltorch_shape"}
-_RECOMPUTABLE_PRIMS = {"broadcast_in_dim", "convert_element_type", "reshape", "squeeze", "transpose", "slice",
-                       "where"}
-#: ops that only make a view (no data moves): free to recompute even op by op
-VIEWS = {f"ltorch.{n}" for n in ("view reshape view_as reshape_as flatten unflatten unsqueeze squeeze permute "
-                                 "transpose swapaxes swapdims t movedim expand expand_as broadcast_to split "
-                                 "split_with_sizes chunk unbind select narrow detach").split()} | \
-    {f"prims.{n}" for n in ("broadcast_in_dim", "reshape", "squeeze", "transpose", "slice")}
-#: copies, never worth recomputing
-_COPIES = {"ltorch.contiguous", "ltorch.clone"}
-#: transcendental elementwise math: on a CPU recomputing it over a large tensor costs more
-#: time than reading its saved output back (unlike +, *, where and conversions)
-EXPENSIVE = {f"ltorch.{n}" for n in ("exp exp2 expm1 log log1p log2 log10 tanh sigmoid erf erfc erfinv gelu silu mish "
-                                     "softplus elu selu celu sin cos tan asin acos atan sinh cosh asinh acosh atanh "
-                                     "logsigmoid hardswish pow rsqrt sqrt").split()} | \
-    {f"prims.{n}" for n in ("exp exp2 expm1 log log1p log2 log10 tanh sigmoid erf erfc erfinv sin cos tan asin acos "
-                            "atan sinh cosh asinh acosh atanh pow rsqrt sqrt").split()}
+#: neither recomputed nor fused: random draws, writes, opaque calls
+_UNFUSIBLE = frozenset({RANDOM, INPLACE, "opaque"})
+#: never recomputed: those, and transcendental math (on a CPU, recomputing it over a large
+#: tensor costs more time than reading its saved output back, unlike +, *, where and conversions)
+_NEVER = _UNFUSIBLE | {TRANSCENDENTAL}
+#: recomputed in a *fused* backward, where a recomputed op costs no memory traffic of its own
+_CHEAP = frozenset({ELEMENTWISE, SHAPE})
+#: what a fusing executor can compute inside a fused kernel (not a library kernel: matmuls...)
+_FUSIBLE = frozenset({ELEMENTWISE, SHAPE, VIEW, REDUCTION, NORMALIZATION})
+#: plain copies of their input, never worth recomputing: a policy for these two ops, not a
+#: trait (other shape ops, cat or flip, are recomputed)
+_COPIES = frozenset({"ltorch.contiguous", "ltorch.clone"})
 _INF = 1 << 62
 
 
 def recomputable(bsym, fusing: bool = True) -> bool:
-    """May the backward run ``bsym`` again instead of getting its output saved? Views always;
-    elementwise math only when an executor fuses the backward (``fusing``): op by op, a
-    recomputed elementwise op is a full extra pass over memory, slower than eager."""
-    from ..ops.prims_elementwise import BINARY, UNARY
-    from ..ops.registry import OPDEFS
-
-    sid = bsym.sym.id
-    if bsym.sym.tags & {"random", "inplace", "opaque"} or sid in _COPIES or sid in EXPENSIVE:
+    """May the backward run ``bsym`` again instead of getting its output saved? Decided by
+    the op's traits: views always; elementwise (not transcendental) and shape ops only when
+    an executor fuses the backward (``fusing``): op by op, a recomputed elementwise op is a
+    full extra pass over memory, slower than eager."""
+    tags = bsym.sym.tags
+    if tags & _NEVER or bsym.sym.id in _COPIES:
         return False
-    if sid in VIEWS:
+    if VIEW in tags:
         return True
-    if not fusing:
-        return False
-    if sid.startswith("prims."):
-        name = sid[6:]
-        return name in UNARY or name in BINARY or name in _RECOMPUTABLE_PRIMS
-    od = OPDEFS.get(sid)
-    return od is not None and od.family in RECOMPUTABLE_FAMILIES
+    return fusing and not tags.isdisjoint(_CHEAP)
 
 
 def nbytes(p) -> int:
@@ -77,12 +65,10 @@ def saved_bytes(saved) -> int:
 
 def fusible(bsym) -> bool:
     """Could a fusing executor compute ``bsym`` inside a fused kernel (as opposed to a library
-    kernel such as a matmul, which reads its inputs from memory)?"""
-    from ..ops.registry import OPDEFS
-
-    od = OPDEFS.get(bsym.sym.id)
-    return recomputable(bsym) or "fusible" in bsym.sym.tags or (
-        od is not None and od.family in ("ltorch_reduction", "ltorch_norm"))
+    kernel such as a matmul, which reads its inputs from memory)? Elementwise, shape, view,
+    reduction and normalization ops can, unless random, in-place or opaque."""
+    tags = bsym.sym.tags
+    return not tags.isdisjoint(_FUSIBLE) and tags.isdisjoint(_UNFUSIBLE)
 
 
 def materialized(backward, producer) -> set:
@@ -98,7 +84,7 @@ def materialized(backward, producer) -> set:
             continue
         out.add(id(p))
         b = made_in_backward.get(id(p)) or producer.get(id(p))
-        if b is not None and b.sym.id in VIEWS:
+        if b is not None and has_trait(b, VIEW):
             stack += [a for a in b.flat_args if isinstance(a, TensorProxy)]
     return out
 
@@ -138,8 +124,8 @@ def choose_saved(joint, needed, fusing: bool = True, backward=()) -> tuple[list,
         cost = 1 if id(p) in alive else nbytes(p) + 1
         g.edge(2 * k, 2 * k + 1, cost)
         b = producer.get(id(p))
-        if b is None or not recomputable(b, fusing) or (id(p) in banned and b.sym.id not in VIEWS) or any(not isinstance(a, TensorProxy) and id(a) in producer
-                                                   for a in b.flat_args):
+        if b is None or not recomputable(b, fusing) or (id(p) in banned and not has_trait(b, VIEW)) or any(
+                not isinstance(a, TensorProxy) and id(a) in producer for a in b.flat_args):
             g.edge(src, 2 * k, _INF)
         else:
             for a in b.flat_args:

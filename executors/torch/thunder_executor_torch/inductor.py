@@ -1,7 +1,7 @@
 """The ``inductor`` executor: fuses regions of the trace with ``torch.compile``.
 
 It claims maximal runs of fusible torch-level symbols (elementwise math and activations,
-dtype conversions, reductions, shape and normalisation ops; not matmuls/convolutions, which
+dtype conversions, reductions, shape ops and views, chosen by their traits; not normalizations, whose aten kernels beat the generated code here, nor matmuls/convolutions, which
 run as library kernels either way, nor random ops, in-place ops or opaque ones) and lowers
 each region to a function compiled by ``torch.compile``. Regions with the same structure and
 metadata (one per transformer layer) share one compiled function, so they compile once.
@@ -17,9 +17,11 @@ import torch
 
 from thunder_core.extend import region_callable, region_key, torch_impls
 
-#: op families (ops/ltorch_<family>.py) whose symbols inductor fuses
-FUSIBLE_FAMILIES = {"ltorch_elementwise", "ltorch_activations", "ltorch_conversions", "ltorch_reduction",
-                    "ltorch_shape"}
+#: what inductor fuses, by op traits (thunder_core.ir.traits): ops with one of FUSIBLE_TRAITS
+#: and none of UNFUSED_TRAITS (random draws, writes, opaque calls, and normalizations, whose
+#: aten kernels (layer_norm...) beat the code inductor generates for them here)
+FUSIBLE_TRAITS = frozenset({"elementwise", "reduction", "shape", "view"})
+UNFUSED_TRAITS = frozenset({"random", "inplace", "normalization", "opaque"})
 #: per-call overhead of a compiled region (Python wrapper, guards), µs: measured on a 2-core
 #: CPU; on CUDA the same host-side work (not measured here: no GPU)
 DISPATCH_US = {"cpu": 40.0, "cuda": 40.0}
@@ -31,12 +33,11 @@ _COMPILED: dict = {}  # region signature -> compiled callable
 
 
 def _fusible(bsym) -> bool:
-    from thunder_core.ops.registry import OPDEFS
-
-    d = OPDEFS.get(bsym.sym.id)
-    # (symbols tagged "fusible": e.g. the elementwise backward ops of ops/ltorch_backward.py)
-    return (d is not None and (d.family in FUSIBLE_FAMILIES or "fusible" in bsym.sym.tags)
-            and not bsym.sym.tags & {"random", "inplace", "opaque"} and bsym.sym.id != "ltorch.contiguous")
+    tags = bsym.sym.tags
+    # decided by the op's traits, wherever it is defined (plugins included); a region runs
+    # each op's torch implementation, so only torch-level ops with one can join it
+    return (not tags.isdisjoint(FUSIBLE_TRAITS) and tags.isdisjoint(UNFUSED_TRAITS)
+            and bsym.sym.id in torch_impls() and bsym.sym.id != "ltorch.contiguous")
 
 
 def claim(bsyms, ctx):
