@@ -244,7 +244,7 @@ def test_an_installed_toy_registers_through_its_entry_point(tmp_path):
         x = torch.randn(4, 4)
         jf = tc.jit(lambda x: x * 2 + 1, executors=["toy", "torch"])
         torch.testing.assert_close(jf(x), x * 2 + 1)
-        print(toy.name, toy.version, [r.distribution for r in plugins._loaded()[1] if r.name == "toy"])
+        print(toy.name, toy.version, [r.distribution for r in plugins.registry().records if r.name == "toy"])
     """)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(MODULE.parent),
                                                         os.environ.get("PYTHONPATH", "")])}

@@ -221,15 +221,18 @@ def test_a_plugin_op_declared_elementwise_is_fused_and_recomputed(fresh_registry
     assert inductor._fusible(costly) and not remat.recomputable(costly)
 
     # and inductor claims it in a region with the core's ops
-    from thunder_core.execution.cost import CostModel, Machine
+    from thunder_core.execution.claims import ClaimContext
+    from thunder_core.execution.cost import CostModel
     from thunder_core.execution.partition import last_use_of
+    from thunder_core.plugins import registry
 
     trace = Trace("t")
     x = trace.add_input(torch.randn(256, 256))
     with tracing(trace):
         out = ltorch.add(SYMBOLS["ltorch._traits_plugin_gelu"](x), 1.0)
     bsyms = trace.bound_symbols
-    claims = inductor.claim(bsyms, CostModel(Machine()), last_use_of(bsyms, [out]))
+    ctx = ClaimContext(registry().executors["inductor"], bsyms, last_use_of(bsyms, [out]), CostModel("cpu"), [])
+    claims = list(inductor.claim(bsyms, ctx))
     assert [(c.executor, c.start, c.end) for c in claims] == [("inductor", 0, 2)]
 
 
@@ -239,13 +242,14 @@ def test_consumer_trait_sets_are_in_the_vocabulary():
 
 
 def test_views_cost_only_their_launch():
-    from thunder_core.execution.cost import CostModel, Machine
+    from thunder_core.execution.cost import CostModel
+    from thunder_core.execution.profiles import PROFILES
 
-    model = CostModel(Machine())
+    model = CostModel(PROFILES["cpu"])
     trace = Trace("t")
     x = trace.add_input(torch.randn(64, 64))
     with tracing(trace):
         ltorch.t(x)
         ltorch.clone(x)
     view, copy = trace.bound_symbols
-    assert model.symbol_us(view, 0.0) == model.machine.launch_us < model.symbol_us(copy, 0.0)
+    assert model.symbol_us(view, 0.0) == model.profile.launch_us < model.symbol_us(copy, 0.0)

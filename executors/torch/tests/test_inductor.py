@@ -33,16 +33,20 @@ def test_tiny_tensors_stay_with_torch_when_cheaper():
 
 
 def test_identical_layer_regions_compile_once_and_gradients_match(monkeypatch):
+    import dataclasses
+
+    from thunder_core.extend import registry
     from thunder_executor_torch import inductor
 
-    monkeypatch.setattr(inductor, "DISPATCH_US", 1.0)  # fuse even these small layers (this test is about reuse)
+    # fuse even these small layers (this test is about reuse)
+    cheap = dataclasses.replace(registry().executors["inductor"], dispatch_us=1.0)
     monkeypatch.setattr(inductor, "COMPILE_AMORTIZED_US", 0.0)
     torch.manual_seed(0)
     blocks = torch.nn.Sequential(GPTBlock(64, 4), GPTBlock(64, 4))
     ref = torch.nn.Sequential(GPTBlock(64, 4), GPTBlock(64, 4))
     ref.load_state_dict(blocks.state_dict())
     x = torch.randn(2, 32, 64)
-    jm = tc.jit(blocks, executors=["inductor", "torch"])
+    jm = tc.jit(blocks, executors=[cheap, "torch"])
     before = len(inductor._COMPILED)
     out = jm(x)
     torch.testing.assert_close(out, ref(x), atol=1e-4, rtol=1e-4)
