@@ -15,7 +15,7 @@ import torch
 
 import thunder_core as tc
 import thunder_core.ops  # noqa: F401 - the symbol tables are filled when the op language loads
-from thunder_core.extend import API_VERSION, Region, TensorProxy, has_trait, profile, symbols, torch_impls
+from thunder_core.extend import API_VERSION, TensorProxy, has_trait, profile, region_of, symbols, torch_impls
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "writing-an-executor.md"
@@ -51,11 +51,6 @@ def args(*shape, dtype=torch.float32, requires_grad=False):
 
 def toy_regions(trace):
     return [b for b in trace.bound_symbols if b.sym.id.startswith("toy.")]
-
-
-def region_of(bsym) -> Region:
-    # a region's bound symbol in an execution trace: (inputs) -> (outputs), its region's symbols
-    return Region(tuple(bsym.subsymbols), tuple(bsym.args), tuple(bsym.output), bsym.sym.name)
 
 
 # ---------------------------------------------------------------- the doc shows the module

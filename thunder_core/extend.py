@@ -20,7 +20,8 @@ What is here, by purpose:
 * executors: :class:`Executor`, :class:`Claim`, :class:`ClaimFn`, :class:`ClaimContext`,
   :class:`Region`, :data:`Checker`, :class:`Artifact`, and region helpers
   :func:`region_callable` (run a region with an implementation table) and :func:`region_key`
-  (a compile-cache key from a region's structure);
+  (a compile-cache key from a region's structure), :func:`region_of` (the Region behind a
+  region in an execution trace);
 * cost: :class:`DeviceProfile`, :data:`PROFILES`, :func:`profile`, :class:`CostModel`;
 * ops: traits (:data:`TRAITS`, :func:`traits`, :func:`has_trait`), the symbol tables
   (:func:`symbols`, :func:`prims`, :func:`torch_impls`), and the decorators that define ops
@@ -55,7 +56,8 @@ import importlib
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from .execution.claims import Artifact, Checker, Claim, ClaimContext, ClaimFn, Region, region_callable, region_key
+from .execution.claims import (Artifact, Checker, Claim, ClaimContext, ClaimFn, Region, region_callable, region_key,
+                               region_of)
 from .execution.executor import Executor
 from .execution.profiles import PROFILES, DeviceProfile, profile
 from .hookspecs import API_VERSION, hookimpl
@@ -138,6 +140,6 @@ __all__ = [
     "API_VERSION", "Artifact", "BoundSymbol", "Checker", "Claim", "ClaimContext", "ClaimFn", "CostModel",
     "DeviceProfile", "Executor", "F", "NumberProxy", "PROFILES", "PluginWarning", "Proxy", "Region",
     "SharpEdge", "SharpEdgeChecker", "Symbol", "T", "TRAITS", "TensorProxy", "Trace", "flat_proxies",
-    "has_trait", "hookimpl", "prim", "prims", "profile", "region_callable", "region_key", "register",
+    "has_trait", "hookimpl", "prim", "prims", "profile", "region_callable", "region_key", "region_of", "register",
     "registry", "symbols", "tensor_leaves", "torch_impls", "torch_op", "traits", "unregister", "with_tensors",
 ]  # sorted; tests/execution/test_sdk.py pins it

@@ -211,6 +211,14 @@ def region_symbol(executor: str, name: str, region: Region):
     return Symbol(name, None, f"{executor}.{name}", decomposition=decomposition, tags=frozenset({"region"}))
 
 
+def region_of(bsym) -> Region | None:
+    """The :class:`Region` a region bound symbol of an execution trace stands for (its bound
+    symbols, inputs, outputs and name), or None for any other bound symbol."""
+    if "region" not in bsym.sym.tags:
+        return None
+    return Region(tuple(bsym.subsymbols), tuple(bsym.args), tuple(bsym.flat_outs), bsym.sym.name)
+
+
 def region_callable(region: Region, impls) -> Callable:
     """A Python function running the region's bound symbols with ``impls`` (symbol id ->
     callable): ``fn(*region.inputs) -> tuple(region.outputs)``. Fusing executors compile it
@@ -250,4 +258,4 @@ def region_key(region: Region):
 
 
 __all__ = ["Checker", "Region", "Claim", "Artifact", "Declined", "ClaimContext", "ClaimFn", "region_boundary",
-           "region_symbol", "region_callable", "region_key"]
+           "region_symbol", "region_of", "region_callable", "region_key"]

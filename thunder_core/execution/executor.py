@@ -59,8 +59,9 @@ class Executor:
         instead of saving them (the min-cut of transforms/remat.py), because a recomputed op
         inside a fused backward costs no memory traffic. Default False.
     :param fallback: True for an executor that implements every symbol of the op language
-        one call at a time (PyTorch eager). ``tc.jit`` orders fallbacks after the others, so
-        ties go to specialised executors, and a cover of any trace always exists.
+        one call at a time (PyTorch eager), so that a cover of any trace exists. With
+        ``executors=None`` (and in ``tc.plan``) fallbacks come after the others, so ties go to
+        specialised executors; an explicit ``executors=[...]`` keeps the user's order.
     :param artifacts: optional ``(region, profile) -> iterable of Artifact``: what it can
         produce for a region ahead of time without a device (PTX, cubin, validated graphs,
         fusion definitions); ``tc.plan`` collects them.

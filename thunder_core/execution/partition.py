@@ -122,6 +122,25 @@ def last_use_of(bsyms, outputs_after) -> dict:
     return last
 
 
+def _declined_at(sol: Solution, start: int, end: int, inner: bool) -> list:
+    """Claims declined for ``sol.bsyms[start:end]``; with ``inner``, also those declined inside
+    the decompositions considered there (a decomposition that lost hides its declines
+    otherwise), each (executor, where, reason) once."""
+    found = [d for k in range(start, end) for d in sol.declined.get(k, ())]
+    if inner:
+        stack = [o.step.sub for k in range(start, end) for o in sol.options[k] if o.step.kind == "decomposed"]
+        while stack:
+            sub = stack.pop()
+            found += [d for ds in sub.declined.values() for d in ds]
+            stack += [o.step.sub for opts in sub.options for o in opts or () if o.step.kind == "decomposed"]
+    seen, out = set(), []
+    for d in found:
+        if (d.executor, d.where, d.reason) not in seen:
+            seen.add((d.executor, d.where, d.reason))
+            out.append(d)
+    return out
+
+
 def _label(bsyms) -> str:
     names = [b.sym.id for b in bsyms]
     return names[0] if len(names) == 1 else f"{names[0]} .. {names[-1]} ({len(names)} symbols)"
@@ -209,7 +228,7 @@ def partition(trace: Trace, executors, model: CostModel | None = None, *, lower:
             step = sol.best[i].step
             cands = [(o.step.executor_name, o.step.kind, o.total_us) for o in sol.options[i]]
             covered = bsyms[step.start:step.end]
-            declined = [d for k in range(step.start, step.end) for d in sol.declined.get(k, ())]
+            declined = _declined_at(sol, step.start, step.end, inner=step.kind != "decomposed")
             label = _label(covered)
             if step.kind == "symbol":
                 sid = covered[0].sym.id
