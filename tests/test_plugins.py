@@ -180,3 +180,11 @@ def test_region_claim_fuses_when_cheaper_and_explain_shows_the_competition(teste
     jf2 = tc.jit(_fma, executors=["torch", "testexec"])
     jf2(a, b, c)
     assert testexec.CALLS == []
+
+
+def test_doctor_shows_each_executors_declarations_and_plan_targets():
+    rows = {r["executor"]: r for r in doctor.executor_rows()}
+    assert rows["torch"]["declares"] == "fallback" and rows["torch"]["here"] == "runs"
+    assert rows["inductor"]["declares"] == "fuses, regions"
+    assert rows["torch"]["plans for"] == "cpu, a100, h100, b200"
+    assert "plans for" in doctor.report()
