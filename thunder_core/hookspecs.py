@@ -28,7 +28,7 @@ from __future__ import annotations
 import pluggy
 
 # This module is the plugin contract at the bottom of the core's layering: it imports none of
-# the core (the docstrings name the types, e.g. thunder_core.execution.executor.Executor).
+# the core (the docstrings name the types as plugin authors import them: thunder_core.extend.Executor).
 
 API_VERSION = 1
 hookspec = pluggy.HookspecMarker("thunder_core")
