@@ -28,10 +28,15 @@ DELETE_ATTR = "delete-attr"
 WRITE_ITEM = "write-item"
 DELETE_ITEM = "delete-item"
 MUTATE = "mutate"              # a mutating method (list.append, dict.update, ...) or in-place operator
+# an output effect not made while tracing but on every call (print, warnings.warn, logging):
+# ``key`` is the callable making it, ``value`` its (args, kwargs)
+CALL = "effect-call"
 
 READS = frozenset({READ_ARG, READ_GLOBAL, READ_BUILTIN, READ_CELL, READ_ATTR, READ_ITEM})
 WRITES = frozenset({WRITE_GLOBAL, DELETE_GLOBAL, WRITE_CELL, DELETE_CELL, WRITE_ATTR, DELETE_ATTR,
                     WRITE_ITEM, DELETE_ITEM, MUTATE})
+#: what the epilogue makes on every call, in program order
+REPLAYED = WRITES | {CALL}
 
 
 class Event(NamedTuple):

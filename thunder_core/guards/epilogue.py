@@ -1,5 +1,6 @@
 """The epilogue: writes to outside state (globals, closure cells of outside functions,
-attributes and items of outside objects, mutating methods such as ``list.append``), replayed
+attributes and items of outside objects, mutating methods such as ``list.append``) and output
+effects of calls (``print``, ``warnings.warn``, ``logging``: builtin/effects.py), replayed
 after the computation on every call, in program order, so a cached call does what CPython
 does; then the function's output, rebuilt from the computation's results (rebuild.py) when it
 is more than proxies in tuples, lists and dicts.
@@ -151,7 +152,7 @@ def build_epilogue(cap, args, kwargs, output):
     ``cap.events`` in program order, then returns ``output`` rebuilt (rebuild.py) from the
     computation's ``results``. None when there are no writes and ``output`` is plain (the
     computation returns it directly)."""
-    writes = [e for e in cap.events if e.kind in ev.WRITES]
+    writes = [e for e in cap.events if e.kind in ev.REPLAYED]
     if not writes and is_plain(output, cap.outside):
         return None, "", []
     b = _Builder(args, kwargs)
@@ -191,6 +192,10 @@ def build_epilogue(cap, args, kwargs, output):
             b.lines.append(f"{target(e)}[{value(e.key, e)}] = {value(e.value, e)}")
         elif k == ev.DELETE_ITEM:
             b.lines.append(f"del {target(e)}[{value(e.key, e)}]")
+        elif k == ev.CALL:
+            call_args, call_kwargs = e.value
+            parts = [value(a, e) for a in call_args] + [f"{n}={value(v, e)}" for n, v in call_kwargs.items()]
+            b.lines.append(f"{b.const(e.key, 'E')}({', '.join(parts)})")
         elif k == ev.MUTATE:
             if e.key in _INPLACE:
                 b.lines.append(f"operator.{_INPLACE[e.key].__name__}({target(e)}, {value(e.value[0], e)})")

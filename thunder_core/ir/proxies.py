@@ -87,6 +87,17 @@ class Proxy:
             f"depend on shapes, dtypes or Python values instead of tensor contents (torch.where keeps both branches "
             f"in tensors), or move it outside the jitted function.")
 
+    def __format__(self, spec):
+        # f"{x}" and format(x) would bake the proxy's name into a string that the program
+        # prints or logs on every call; the tensor's values exist only when the trace runs
+        if not isinstance(self, TensorProxy):
+            return format(str(self), spec)
+        raise TypeError(
+            f"Formatting a tensor computed inside the jitted function into a string (f\"{{...}}\", format(), "
+            f"{self.name} in the trace) needs its values, which are not known while tracing. Pass the tensor "
+            f"itself: print(x) and logger.info(\"%s\", x) are made on every call with the computed tensor; or "
+            f"format it outside the jitted function.")
+
 
 @dataclass(frozen=True, eq=False, repr=False)
 class NumberProxy(Proxy):

@@ -1,0 +1,170 @@
+"""Output effects of Python calls happen on every call, as in eager: print, logging and
+warnings inside a jitted function, compared with eager over three consecutive calls."""
+
+import io
+import logging
+import sys
+import warnings
+
+import pytest
+import torch
+
+import thunder_core as tc
+
+CALLS = 3
+
+
+def three_calls(fn, make_args):
+    """Outputs of three calls of ``fn`` (each with fresh arguments)."""
+    return [fn(*make_args(i)) for i in range(CALLS)]
+
+
+def test_print_happens_on_every_call_with_the_computed_tensors(capsys):
+    def f(x, n):
+        y = x * 2
+        print("step", n, y, sep=" | ", end=";\n")
+        print("to stderr", y.sum(), file=sys.stderr)
+        return y + 1
+
+    args = lambda i: (torch.full((2,), float(i)), 7)  # noqa: E731
+    eager = three_calls(f, args)
+    e_out = capsys.readouterr()
+    jf = tc.jit(f)
+    got = three_calls(jf, args)
+    j_out = capsys.readouterr()
+    assert all(torch.equal(a, b) for a, b in zip(eager, got))
+    assert j_out.out == e_out.out and j_out.err == e_out.err
+    assert j_out.out.count("step") == CALLS and "tensor([4., 4.])" in j_out.out
+    assert tc.cache_misses(jf) == 1 and tc.cache_hits(jf) == CALLS - 1
+
+
+def test_print_keeps_program_order_with_other_writes(capsys):
+    buf = []
+
+    def f(x):
+        buf.append("before")
+        print("middle", x)
+        buf.append("after")
+        return x
+
+    jf = tc.jit(f)
+    for i in range(CALLS):
+        jf(torch.tensor([float(i)]))
+    assert buf == ["before", "after"] * CALLS
+    assert capsys.readouterr().out == "".join(f"middle tensor([{i}.])\n" for i in range(CALLS))
+
+
+def _records(caplog, fn, make_args):
+    caplog.clear()
+    with caplog.at_level(logging.DEBUG, logger="tc-effects"):
+        three_calls(fn, make_args)
+    return [(r.name, r.levelname, r.getMessage(), r.pathname, r.lineno, r.funcName) for r in caplog.records]
+
+
+def test_logging_records_match_eager_on_every_call(caplog):
+    log = logging.getLogger("tc-effects")
+
+    def f(x, n):
+        log.info("sum %s of %d", x.sum(), n)
+        log.debug("debug only")
+        log.log(logging.WARNING, "as a warning %s", n)
+        if n > 0:
+            log.warning("positive")
+        return x + n
+
+    args = lambda i: (torch.full((3,), float(i)), 1)  # noqa: E731
+    eager = _records(caplog, f, args)
+    jf = tc.jit(f)
+    got = _records(caplog, jf, args)
+    assert got == eager and len(got) == 4 * CALLS
+    assert got[0][2] == "sum tensor(0.) of 1" and got[4][2] == "sum tensor(3.) of 1"
+
+
+def test_logging_levels_are_read_on_every_call(caplog):
+    log = logging.getLogger("tc-effects.levels")
+
+    def f(x):
+        log.info("hello")
+        return x * 3
+
+    jf = tc.jit(f)
+    with caplog.at_level(logging.INFO, logger="tc-effects.levels"):
+        jf(torch.ones(1))
+        log.setLevel(logging.ERROR)
+        jf(torch.ones(1))
+        log.setLevel(logging.INFO)
+        jf(torch.ones(1))
+    assert [r.getMessage() for r in caplog.records] == ["hello", "hello"]
+    assert tc.cache_misses(jf) == 1
+
+
+def test_module_level_logging_functions(caplog):
+    def f(x):
+        logging.warning("root %s", "warns")
+        return x - 1
+
+    with caplog.at_level(logging.WARNING):
+        tc.jit(f)(torch.ones(1))
+        tc.jit(f)(torch.ones(1))
+    assert [(r.name, r.getMessage(), r.funcName) for r in caplog.records] == [("root", "root warns", "f")] * 2
+
+
+def _warnings(fn, make_args, action):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter(action)
+        three_calls(fn, make_args)
+    return [(type(w.message), str(w.message), w.filename, w.lineno) for w in caught]
+
+
+def _helper_warns(n):
+    warnings.warn(f"from a helper {n}", DeprecationWarning, stacklevel=2)
+
+
+def test_warnings_on_every_call_at_the_users_line():
+    def f(x, n):
+        warnings.warn("careful")
+        _helper_warns(n)
+        return x * n
+
+    args = lambda i: (torch.ones(2), 2)  # noqa: E731
+    eager = _warnings(f, args, "always")
+    got = _warnings(tc.jit(f), args, "always")
+    assert got == eager and len(got) == 2 * CALLS
+    assert {w[3] for w in got[1::2]} == {f.__code__.co_firstlineno + 2}  # stacklevel=2: f's line
+
+
+def test_warnings_default_filter_shows_once_per_location_like_eager():
+    def g(x):
+        warnings.warn("once per location, module registry", RuntimeWarning)
+        return x + 1
+
+    # eager first and the jitted function after it share the location's registry, as two
+    # eager calls would: run them in separate processes' worth of state by clearing it
+    g.__globals__.pop("__warningregistry__", None)
+    eager = _warnings(g, lambda i: (torch.ones(1),), "default")
+    g.__globals__.pop("__warningregistry__", None)
+    got = _warnings(tc.jit(g), lambda i: (torch.ones(1),), "default")
+    assert got == eager and len(got) == 1
+
+
+def test_formatting_a_computed_tensor_into_a_string_is_refused_with_the_users_line():
+    def f(x):
+        print(f"value {x.sum()}")
+        return x
+
+    with pytest.raises(TypeError, match="Formatting a tensor computed inside the jitted function") as e:
+        tc.jit(f)(torch.ones(2))
+    assert any("test_python_effects.py" in n for n in getattr(e.value, "__notes__", []))
+
+
+def test_print_to_an_outside_stream_object():
+    stream = io.StringIO()
+
+    def f(x):
+        print("value", x, file=stream)
+        return x
+
+    jf = tc.jit(f)
+    for i in range(CALLS):
+        jf(torch.tensor([i]))
+    assert stream.getvalue() == "".join(f"value tensor([{i}])\n" for i in range(CALLS))
