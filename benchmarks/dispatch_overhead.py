@@ -1,8 +1,9 @@
 """Per-call overhead on the cache-hit path: tc.jit vs eager vs torch.compile, side by side.
 
 Workloads are tiny so that the time is dominated by what each system does around the
-kernels: two 8x8 tensors added and multiplied; a function of 32 small tensor inputs; an
-MLP module with 100 parameters (50 Linear layers of 8x8) on a 1x8 input.
+kernels: two 8x8 tensors added and multiplied; the same with one ``print`` (to a stream that
+discards it; made on every call, as in eager); a function of 32 small tensor inputs; an MLP
+module with 100 parameters (50 Linear layers of 8x8) on a 1x8 input.
 
 Run: ``python -m benchmarks.dispatch_overhead [--quick] [--json PATH]``. Prints a table of
 median per-call microseconds (and interquartile range) and ratios to eager.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -23,6 +25,14 @@ import thunder_core as tc
 
 
 def tiny(a, b):
+    return a * b + a
+
+
+_SINK = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
+
+
+def tiny_print(a, b):
+    print("step", file=_SINK)
     return a * b + a
 
 
@@ -51,7 +61,8 @@ def workloads():
     deep = Deep().eval()
     assert sum(1 for _ in deep.parameters()) == 100
     x = torch.randn(1, 8)
-    return [("two 8x8 tensors", tiny, (a, b)), ("32 tensor inputs", many, tuple(xs)),
+    return [("two 8x8 tensors", tiny, (a, b)), ("two 8x8 tensors, one print", tiny_print, (a, b)),
+            ("32 tensor inputs", many, tuple(xs)),
             ("module, 100 parameters", deep, (x,))]
 
 
