@@ -168,3 +168,16 @@ def test_print_to_an_outside_stream_object():
     for i in range(CALLS):
         jf(torch.tensor([i]))
     assert stream.getvalue() == "".join(f"value tensor([{i}])\n" for i in range(CALLS))
+
+
+def test_the_opaque_call_checker_names_the_users_line_not_the_librarys():
+    import random
+
+    def f(x):
+        return x + random.randint(0, 10)
+
+    with pytest.warns(tc.SharpEdgeWarning) as caught:
+        tc.jit(f, sharp_edges={"opaque-call": "warn"})(torch.ones(1))
+    messages = [str(w.message) for w in caught if "random" in str(w.message)]
+    line = f.__code__.co_firstlineno + 1
+    assert messages and all(f"{__file__}:{line}: Random.randint (through random." in m for m in messages), messages

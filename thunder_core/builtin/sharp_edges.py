@@ -12,6 +12,7 @@ from .. import hookspecs
 from ..frontend import events as ev
 from ..frontend.provenance import CELL, GLOBAL
 from ..sharp_edges import SharpEdge, SharpEdgeChecker
+from ..user_errors import is_user_file
 
 _NOT_DATA = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type, types.MethodType,
              types.BuiltinMethodType, types.MethodDescriptorType, types.WrapperDescriptorType)
@@ -48,7 +49,7 @@ def check_outside_write(cap):
                                              f"function. {_FIX_WRITE}")
 
 
-_FROZEN = {builtins.print: "print", builtins.input: "input", builtins.open: "open", time.time: "time.time",
+_FROZEN = {builtins.input: "input", builtins.open: "open", time.time: "time.time",
            time.perf_counter: "time.perf_counter", time.monotonic: "time.monotonic", os.getenv: "os.getenv"}
 
 
@@ -72,7 +73,14 @@ def check_opaque_call(cap):
         if e.kind == ev.OPAQUE_CALL:
             name = _frozen_name(e.key)
             if name is not None:
-                yield SharpEdge("opaque-call", f"{e.site[0]}:{e.site[1]}: {name}(...) runs once, while tracing; "
+                # the innermost line of the user's code (random.randint's own call is in random.py),
+                # and the library function it called
+                stack = e.value[2]
+                k = next((k for k in range(len(stack) - 1, -1, -1) if is_user_file(stack[k][0])), None)
+                site = e.site if k is None else stack[k]
+                if k is not None and k + 1 < len(stack):
+                    name = f"{stack[k + 1][2]} (through {name})"
+                yield SharpEdge("opaque-call", f"{site[0]}:{site[1]}: {name}(...) runs once, while tracing; "
                                                "cached calls reuse its result and do not run it again. Call it "
                                                "outside the jitted function, or use "
                                                "sharp_edges={'opaque-call': 'allow'}.")

@@ -17,7 +17,8 @@ READ_BUILTIN = "read-builtin"  # ... or in builtins
 READ_CELL = "read-cell"        # LOAD_DEREF of a cell created outside the call
 READ_ATTR = "read-attr"        # attribute of an outside object
 READ_ITEM = "read-item"        # item of an outside container (subscript, unpack, iteration)
-OPAQUE_CALL = "opaque-call"    # a native call (only when Interpreter(record_opaque_calls=True))
+OPAQUE_CALL = "opaque-call"    # a native call (only when Interpreter(record_opaque_calls=True)); value:
+                               # (args, kwargs, (filename, line, name) of every frame, outermost first)
 # writes that escape the call
 WRITE_GLOBAL = "write-global"
 DELETE_GLOBAL = "delete-global"

@@ -237,7 +237,10 @@ class Interpreter:
             raise
         if self.record_opaque_calls:
             inst = self._current_inst()
-            self.events.append(ev.Event(ev.OPAQUE_CALL, None, fn, (args, kwargs), inst.site if inst else ("<native>", 0, "?")))
+            # every frame's line too: a checker names the user's line, not the library's that made the call
+            stack = tuple((f.info.code.co_filename, f.lineno, f.info.site_name) for f in self.frames)
+            self.events.append(ev.Event(ev.OPAQUE_CALL, None, fn, (args, kwargs, stack),
+                                        inst.site if inst else ("<native>", 0, "?")))
         return native.after(self, fn, args, kwargs, r, taken)
 
     def _current_inst(self):
