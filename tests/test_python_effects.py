@@ -173,11 +173,15 @@ def test_print_to_an_outside_stream_object():
 def test_the_opaque_call_checker_names_the_users_line_not_the_librarys():
     import random
 
+    rng = random.Random(0)
+
     def f(x):
-        return x + random.randint(0, 10)
+        return x + random.randint(0, 10) + rng.randint(0, 10)
 
     with pytest.warns(tc.SharpEdgeWarning) as caught:
         tc.jit(f, sharp_edges={"opaque-call": "warn"})(torch.ones(1))
     messages = [str(w.message) for w in caught if "random" in str(w.message)]
-    line = f.__code__.co_firstlineno + 1
-    assert messages and all(f"{__file__}:{line}: Random.randint (through random." in m for m in messages), messages
+    where = f"{__file__}:{f.__code__.co_firstlineno + 1}: "
+    assert len(messages) == 2 and all(where in m for m in messages), messages
+    assert "random.randint(...) gives a new value" in messages[0]
+    assert "Random.randint (through random.getrandbits)" in messages[1]  # rng's method runs random.py's code

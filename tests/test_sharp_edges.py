@@ -70,8 +70,34 @@ def test_opaque_call_is_flagged():
     def f(x):
         return x * time.time()
 
-    with pytest.warns(tc.SharpEdgeWarning, match=r"time.time\(...\) runs once, while tracing"):
+    with pytest.warns(tc.SharpEdgeWarning, match=r"time.time\(...\) gives a new value on every call"):
         tc.jit(f, sharp_edges={"opaque-call": "warn"})(torch.ones(2))
+
+
+def test_fresh_values_are_refused_by_default_and_frozen_visibly_when_allowed():
+    import random
+
+    def f(x):
+        return x + random.randint(0, 10 ** 6)
+
+    with pytest.raises(tc.SharpEdgeError, match=r"test_sharp_edges.py:\d+: random.randint\(...\) gives a new value"):
+        tc.jit(f)(torch.ones(1))
+    jf = tc.jit(f, sharp_edges={"opaque-call": "allow"})
+    first = jf(torch.ones(1))
+    assert torch.equal(jf(torch.ones(1)), first) and tc.cache_hits(jf) == 1
+    assert f"random.randint(...) = {int(first.item()) - 1}" in tc.explain(jf)
+
+
+def test_methods_of_other_random_objects_are_flagged_when_opaque_calls_are_recorded():
+    import random
+
+    rng = random.Random(0)
+
+    def f(x):
+        return x * rng.random()
+
+    with pytest.raises(tc.SharpEdgeError, match=r"random.random\(...\) runs once, while tracing"):
+        tc.jit(f)(torch.ones(2))
 
 
 def test_unknown_checker_or_level_is_an_error():

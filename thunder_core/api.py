@@ -342,8 +342,17 @@ def last_prologue_traces(obj) -> list[str]:
 
 def explain(obj) -> str:
     """For the last compile: each region of the trace, the competing claims with their
-    estimated costs, and the executor that won."""
-    return str(_last(obj).explanation)
+    estimated costs, and the executor that won; and the values that are fresh on every call in
+    eager but were read once while tracing (allowed with ``sharp_edges={"opaque-call": "allow"}``)."""
+    from .frontend import events as ev
+
+    entry = _last(obj)
+    frozen = [e for e in entry.capture.events if e.kind == ev.FRESH]
+    text = str(entry.explanation)
+    if frozen:
+        text += "\nread once while tracing, the same on every call (sharp_edges opaque-call 'allow'):" + "".join(
+            f"\n  {e.site[0]}:{e.site[1]}: {e.key}(...) = {e.value!r}" for e in frozen)
+    return text
 
 
 def cache_hits(obj) -> int:

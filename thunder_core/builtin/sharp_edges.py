@@ -68,9 +68,19 @@ def _frozen_name(fn):
     return None
 
 
+_FIX_FRESH = ("Draw it outside the jitted function and pass it in (random numbers in tensors: torch.rand and "
+              "friends are traced), or keep the value read while tracing for every call with "
+              "sharp_edges={'opaque-call': 'allow'}.")
+
+
 def check_opaque_call(cap):
+    seen = set()  # one report per line and call (random's own loops call getrandbits again)
     for e in cap.events:
-        if e.kind == ev.OPAQUE_CALL:
+        if e.kind == ev.FRESH:
+            yield SharpEdge("opaque-call", f"{e.site[0]}:{e.site[1]}: {e.key}(...) gives a new value on every call "
+                                           f"in eager, but the trace would reuse the one read while tracing "
+                                           f"({e.value!r}) on every call. {_FIX_FRESH}")
+        elif e.kind == ev.OPAQUE_CALL:
             name = _frozen_name(e.key)
             if name is not None:
                 # the innermost line of the user's code (random.randint's own call is in random.py),
@@ -80,6 +90,9 @@ def check_opaque_call(cap):
                 site = e.site if k is None else stack[k]
                 if k is not None and k + 1 < len(stack):
                     name = f"{stack[k + 1][2]} (through {name})"
+                if (site, name) in seen:
+                    continue
+                seen.add((site, name))
                 yield SharpEdge("opaque-call", f"{site[0]}:{site[1]}: {name}(...) runs once, while tracing; "
                                                "cached calls reuse its result and do not run it again. Call it "
                                                "outside the jitted function, or use "
@@ -109,5 +122,6 @@ def check_reshape_inplace(cap):
 def thunder_core_sharp_edge_checkers():
     return [SharpEdgeChecker("outside-value", "allow", check_outside_value),
             SharpEdgeChecker("outside-write", "allow", check_outside_write),
-            SharpEdgeChecker("opaque-call", "allow", check_opaque_call, needs_opaque_calls=True),
+            # "error" by default: a value that is fresh on every call in eager must not be frozen silently
+            SharpEdgeChecker("opaque-call", "error", check_opaque_call, needs_opaque_calls=True),
             SharpEdgeChecker("reshape-inplace", "error", check_reshape_inplace)]

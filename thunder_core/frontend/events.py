@@ -32,6 +32,9 @@ MUTATE = "mutate"              # a mutating method (list.append, dict.update, ..
 # an output effect not made while tracing but on every call (print, warnings.warn, logging):
 # ``key`` is the callable making it, ``value`` its (args, kwargs)
 CALL = "effect-call"
+# a call whose result is fresh on every call in eager (random draws, clocks): ``key`` its name,
+# ``value`` the value it gave while tracing
+FRESH = "fresh-value"
 
 READS = frozenset({READ_ARG, READ_GLOBAL, READ_BUILTIN, READ_CELL, READ_ATTR, READ_ITEM})
 WRITES = frozenset({WRITE_GLOBAL, DELETE_GLOBAL, WRITE_CELL, DELETE_CELL, WRITE_ATTR, DELETE_ATTR,
