@@ -279,8 +279,8 @@ class Registry:
                 continue
             api = getattr(record.module, "THUNDER_CORE_API", hookspecs.API_VERSION)
             if api != hookspecs.API_VERSION:
-                problem = f"written for plugin API {api}, this thunder_core has {hookspecs.API_VERSION}"
-                self._problem(record, problem, f"is disabled: {problem}.")
+                problem = api_mismatch(api, record.distribution, record.version)
+                self._problem(record, problem, f"is disabled (it makes no claims): {problem}.")
                 continue
             loaded.append(record)
         for record in reversed(loaded):   # pluggy calls the last registered first
@@ -419,6 +419,20 @@ def _raiser(impls, exc):
         found = by_code.get(tb.tb_frame.f_code, found)
         tb = tb.tb_next
     return found
+
+
+def api_mismatch(api, distribution: str, version: str) -> str:
+    """Why a plugin written for plugin API ``api`` cannot be used, naming both versions and
+    what to upgrade."""
+    from . import __version__
+
+    mine = f"thunder-core {__version__} speaks plugin API {hookspecs.API_VERSION}"
+    if isinstance(api, int) and api > hookspecs.API_VERSION:
+        fix = "upgrade thunder-core"
+    else:
+        fix = f"upgrade {distribution} to a release for plugin API {hookspecs.API_VERSION}, or install an older " \
+              f"thunder-core"
+    return f"{distribution} {version} was written for plugin API {api}, {mine}: {fix}"
 
 
 def _distribution(ep) -> str:

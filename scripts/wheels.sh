@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The wheel lane: build every distribution (the core, each executor under executors/, each
+# plugin under plugins/) as a wheel and an sdist with the standard build front end, install
+# the wheels (not editable) into a fresh virtual environment with the pinned torch, and check
+# them from outside the source tree (scripts/check_wheels.py): each wheel holds every module
+# and entry point of its source, `python -m thunder_core doctor` finds every plugin, a small
+# jit/plan smoke test runs, and a plugin wheel written for another plugin API is refused with
+# a warning naming both versions. Usage: bash scripts/wheels.sh (scripts/test.sh runs it).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+py=.venv/bin/python
+[ -x "$py" ] || { echo "run scripts/test.sh first (it creates .venv)" >&2; exit 1; }
+"$py" -m pip install -q -c constraints.txt build
+
+dist="$root/dist"
+rm -rf "$dist" && mkdir -p "$dist"
+dirs=(.)
+for d in executors/*/ plugins/*/; do
+  [ -f "$d/pyproject.toml" ] && dirs+=("${d%/}")
+done
+for d in "${dirs[@]}"; do
+  "$py" -m build --no-isolation --outdir "$dist" "$d" >/dev/null
+done
+echo "built: $(cd "$dist" && ls | tr '\n' ' ')"
+
+# a fresh environment each run for our packages; torch and other dependencies stay installed
+venv=.venv-wheels
+[ -x "$venv/bin/python" ] || "$(readlink -f .venv/bin/python)" -m venv "$venv"
+"$venv/bin/python" -m pip uninstall -q -y $(cd "$dist" && ls *.whl | sed 's/-[0-9].*//; s/_/-/g') 2>/dev/null || true
+"$venv/bin/python" -m pip install -q -c constraints.txt torch==2.13.0 numpy
+"$venv/bin/python" -m pip install -q -c constraints.txt --find-links "$dist" "$dist"/*.whl
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"  # outside the source tree: only the installed wheels can be imported
+"$root/$venv/bin/python" "$root/scripts/check_wheels.py" "$root" "$dist" "${dirs[@]}"
