@@ -68,13 +68,22 @@ def check_installed(root: pathlib.Path, declared: dict):
 
     import thunder_core
 
-    if pathlib.Path(thunder_core.__file__).resolve().is_relative_to(root.resolve()):
+    if pathlib.Path(thunder_core.__file__).resolve().is_relative_to((root / "thunder_core").resolve()):
         fail(f"thunder_core was imported from the source tree ({thunder_core.__file__}), not the wheel")
-    found = {ep.name: ep.dist.name for ep in importlib.metadata.entry_points(group="thunder_core")}
+    installed = importlib.metadata.entry_points(group="thunder_core")
+    found = {ep.name: ep.dist.name for ep in installed}
     for name, eps in declared.items():
         for ep in eps:
             if found.get(ep, "").replace("_", "-") != name:
                 fail(f"the installed {name} does not register the thunder_core plugin {ep!r}")
+    # what must be plugins: the core's built-in plugin modules and each executor package's plugin module
+    targets = {ep.value for ep in installed}
+    wanted = [f"thunder_core.builtin.{f.stem}" for f in sorted((root / "thunder_core" / "builtin").glob("*.py"))
+              if f.stem != "__init__"]
+    wanted += [f"{p.parent.name}.plugin" for p in sorted(root.glob("executors/*/*/plugin.py"))]
+    lost = [m for m in wanted if m not in targets]
+    if lost:
+        fail(f"no installed thunder_core entry point loads {lost}: a plugin's entry point is missing")
     out = subprocess.run([sys.executable, "-m", "thunder_core", "doctor"], capture_output=True, text=True)
     print(out.stdout)
     if out.returncode != 0 or "failed" in out.stdout or "disabled" in out.stdout:

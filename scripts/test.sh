@@ -45,3 +45,6 @@ for v in 3.12 3.13; do
   echo "== Python $v: interpreter tests (no torch)"
   PYTHONPATH="$root" ".venv-$v/bin/python" -m pytest -q tests/frontend "$@"
 done
+
+echo "== wheel lane: built wheels installed (not editable) and checked from outside the tree"
+bash scripts/wheels.sh

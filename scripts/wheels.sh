@@ -19,8 +19,15 @@ dirs=(.)
 for d in executors/*/ plugins/*/; do
   [ -f "$d/pyproject.toml" ] && dirs+=("${d%/}")
 done
+src=$(mktemp -d)
+trap 'rm -rf "$src"' EXIT
 for d in "${dirs[@]}"; do
-  "$py" -m build --no-isolation --outdir "$dist" "$d" >/dev/null
+  # from a clean copy: an editable install's *.egg-info beside the sources would let setuptools
+  # add files the package list leaves out, hiding exactly what this lane must catch
+  rm -rf "$src/pkg" && mkdir "$src/pkg"
+  tar -C "$d" --exclude='*.egg-info' --exclude=build --exclude=dist --exclude='.venv*' --exclude=__pycache__ \
+      --exclude=.git --exclude=executors --exclude=plugins -cf - . | tar -C "$src/pkg" -xf -
+  "$py" -m build --no-isolation --outdir "$dist" "$src/pkg" > "$src/build.log" 2>&1 || { cat "$src/build.log"; exit 1; }
 done
 echo "built: $(cd "$dist" && ls | tr '\n' ' ')"
 
@@ -32,6 +39,6 @@ venv=.venv-wheels
 "$venv/bin/python" -m pip install -q -c constraints.txt --find-links "$dist" "$dist"/*.whl
 
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'rm -rf "$src" "$work"' EXIT
 cd "$work"  # outside the source tree: only the installed wheels can be imported
 "$root/$venv/bin/python" "$root/scripts/check_wheels.py" "$root" "$dist" "${dirs[@]}"
