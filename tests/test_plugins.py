@@ -188,3 +188,13 @@ def test_doctor_shows_each_executors_declarations_and_plan_targets():
     assert rows["inductor"]["declares"] == "fuses, regions"
     assert rows["torch"]["plans for"] == "cpu, a100, h100, b200"
     assert "plans for" in doctor.report()
+
+
+def test_an_api_mismatch_names_both_versions_and_what_to_upgrade():
+    from thunder_core import __version__
+
+    newer = plugins.api_mismatch(2, "thunder-executor-x", "3.0")
+    assert newer == (f"thunder-executor-x 3.0 was written for plugin API 2, thunder-core {__version__} speaks "
+                     f"plugin API 1: upgrade thunder-core")
+    older = plugins.api_mismatch(0, "thunder-executor-x", "0.0.1")
+    assert older.endswith("upgrade thunder-executor-x to a release for plugin API 1, or install an older thunder-core")
