@@ -179,3 +179,23 @@ def target_plan(kit, sid):
         regions = [name for name, (owner, _) in plan.regions.items() if owner == ex.name]
         missing = [r for r in regions if not plan.artifacts.get(r)]
         assert not missing, f"{ex.name!r} produced no artifacts for its regions {missing} on {kit.target}"
+
+
+def declaration(kit):
+    """The executor's declaration: a name that can name its regions, the plugin API version,
+    a finite non-negative per-call overhead on the target, and a reason when unavailable."""
+    import math
+
+    from thunder_core.extend import API_VERSION, profile
+
+    ex = kit.executor
+    assert ex.name.isidentifier(), (f"executor name {ex.name!r} is not a Python identifier: its regions print as "
+                                    f"'{ex.name}_region0' in traces, which must be valid Python")
+    assert ex.api_version == API_VERSION, f"{ex.name!r} declares api_version {ex.api_version}, the core's is " \
+                                          f"{API_VERSION}"
+    prof = profile(kit.target)
+    if ex.supports(prof) is None:
+        d = ex.overhead_us(prof)
+        assert math.isfinite(d) and d >= 0, f"{ex.name!r}: dispatch_us on {prof.name} is {d!r}"
+    why = ex.unavailable()
+    assert why is None or (isinstance(why, str) and why.strip()), f"{ex.name!r}: unavailable() gave {why!r}"

@@ -49,3 +49,9 @@ def test_target_plan(kit, symbol):
     from .runner import target_plan
 
     target_plan(kit, symbol)
+
+
+def test_declaration(kit):
+    from .runner import declaration
+
+    declaration(kit)
