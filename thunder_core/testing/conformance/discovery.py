@@ -34,6 +34,7 @@ class Claims:
     in_region: dict = field(default_factory=dict)     # symbol id -> partner name (None: alone suffices)
     probed: int = 0                                   # candidates probed
     not_probed: dict = field(default_factory=dict)    # symbol id -> why its probe could not be traced
+    unsupported: str | None = None                    # why it cannot compile for the target, if it cannot
 
     @property
     def symbols(self) -> list:
@@ -41,6 +42,8 @@ class Claims:
 
     def report(self) -> str:
         only_region = sorted(set(self.in_region) - self.alone)
+        if self.unsupported is not None:
+            return f"executor {self.executor!r} cannot compile for this target: it {self.unsupported}"
         lines = [f"executor {self.executor!r} claims {len(self.symbols)} of {self.probed} selected torch-level "
                  f"symbols: {len(self.alone)} alone, {len(only_region)} only inside regions"]
         if self.alone:
@@ -97,6 +100,9 @@ def trace_of(case, target="cpu"):
     args = [s.build() for s in specs]
     prof = profile(target)
     if prof.device_type != "cpu":
+        import thunder_core as tc
+
+        tc.plan  # noqa: B018 - resolve the lazy tc.plan first: importing the submodule first shadows it
         from thunder_core.plan import _faker
 
         fake = _faker(prof)
@@ -155,16 +161,17 @@ def discover(executor, opdefs, target="cpu") -> Claims:
     from .cases import PARTNERS
 
     model = CostModel(target)
+    unsupported = executor.supports(model.profile)
 
     table = executor.implementations()
-    claims = Claims(executor.name)
+    claims = Claims(executor.name, unsupported=unsupported)
     for opdef in opdefs:
         sid = opdef.symbol.id
         claims.probed += 1
         if sid in table:
             claims.alone.add(sid)
-        if executor.claim is None:
-            continue
+        if executor.claim is None or unsupported is not None:
+            continue  # (an executor that cannot compile for the target claims no region there)
         for partner in (None, *PARTNERS):
             trace = None
             for optional in (False, True):

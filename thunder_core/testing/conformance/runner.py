@@ -112,6 +112,8 @@ def claims_honest(kit, sid):
     from .discovery import probe_case, region_claims, trace_of
 
     ex, target = kit.executor, kit.target
+    if kit.claims.unsupported is not None:
+        pytest.skip(f"{ex.name!r} cannot compile for {target}: it {kit.claims.unsupported}")
     model = CostModel(target)
     case = probe_case(kit.opdefs[sid], kit.claims.in_region.get(sid))
     try:
