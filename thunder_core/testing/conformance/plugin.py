@@ -80,15 +80,18 @@ class Kit:
         return syms
 
 
+@pytest.hookimpl(tryfirst=True)  # before hypothesis's plugin loads --hypothesis-profile
 def pytest_configure(config):
     if not config.getoption("--thunder-executor", default=None):
         return
     _register_profiles()
     from hypothesis import settings
 
-    if not config.getoption("--hypothesis-profile", default=None):
-        settings.load_profile("thunder-ci")
-    setattr(config, KIT_KEY, Kit(config))
+    kit = Kit(config)
+    # the kit's searches take their settings from this profile (whatever else loads profiles)
+    kit.profile = config.getoption("--hypothesis-profile", default=None) or "thunder-ci"
+    settings.get_profile(kit.profile)  # an unknown name fails here, naming it
+    setattr(config, KIT_KEY, kit)
 
 
 def get_kit(config):
@@ -132,6 +135,13 @@ def pytest_terminal_summary(terminalreporter, config):
     terminalreporter.write_line(kit.claims.report())
     for sid, why in sorted(kit.claims.not_probed.items()):
         terminalreporter.write_line(f"  not probed: {sid}: {why}")
+    from .runner import STATS
+
+    if STATS:
+        ok, declined, invalid = (sum(v[k] for v in STATS.values()) for k in range(3))
+        terminalreporter.write_line(f"drawn examples: {ok} checked, {declined} declined by the executor (with "
+                                    f"reasons), {invalid} invalid (rejected by eager or the core), over "
+                                    f"{len(STATS)} searches")
     from .check import CORE_DIFFERENCES
 
     if CORE_DIFFERENCES:

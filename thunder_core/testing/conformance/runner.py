@@ -36,13 +36,18 @@ def _settings(kit):
           "deadline": None}
     if kit.max_examples is not None:
         kw["max_examples"] = kit.max_examples
-    return settings(**kw)
+    return settings(settings.get_profile(kit.profile), **kw)
+
+
+#: what -> [examples checked, declined by the executor, invalid]: the plugin's summary prints totals
+STATS: dict = {}
 
 
 def _search(kit, strategy, what):
     """Run the hypothesis search of ``strategy`` (cases) through check.run_case."""
     declined: list = []
     invalid: list = []
+    stats = STATS.setdefault(what, [0, 0, 0])
 
     @_settings(kit)
     @given(strategy)
@@ -52,10 +57,13 @@ def _search(kit, strategy, what):
             run_case(kit.executor, case, kit.claims)
         except Invalid as e:
             invalid.append(str(e))
+            stats[2] += 1
             reject()
         except Declined as e:
             declined.append(str(e))
+            stats[1] += 1
             reject()
+        stats[0] += 1
 
     try:
         conformance_example()
