@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import pytest
 import torch
-from hypothesis import HealthCheck, Verbosity, given, note, reject, settings
+from hypothesis import HealthCheck, example, given, note, reject, settings
 from hypothesis.errors import Unsatisfiable
 
 from . import strategies
@@ -43,8 +43,9 @@ def _settings(kit):
 STATS: dict = {}
 
 
-def _search(kit, strategy, what):
-    """Run the hypothesis search of ``strategy`` (cases) through check.run_case."""
+def _search(kit, strategy, what, examples=()):
+    """Run the hypothesis search of ``strategy`` (cases) through check.run_case, after the
+    explicit ``examples``."""
     declined: list = []
     invalid: list = []
     stats = STATS.setdefault(what, [0, 0, 0])
@@ -65,6 +66,8 @@ def _search(kit, strategy, what):
             reject()
         stats[0] += 1
 
+    for case in reversed(examples):
+        conformance_example = example(case)(conformance_example)
     try:
         conformance_example()
     except Unsatisfiable:
@@ -83,7 +86,9 @@ def _cpu_only(kit):
 def drawn_calls(kit, sid):
     _cpu_only(kit)
     partner = kit.claims.in_region.get(sid) if sid not in kit.claims.alone else None
-    _search(kit, strategies.calls(kit.opdefs[sid], strategies.DTYPES, partner), sid)
+    opdef = kit.opdefs[sid]
+    _search(kit, strategies.calls(opdef, strategies.DTYPES, partner), sid,
+            strategies.dtype_sweep(opdef, strategies.DTYPES, partner))
 
 
 def fused_chains(kit):

@@ -213,3 +213,26 @@ def chains(draw, symbols, dtypes=FLOAT_DTYPES):
         steps.append((sid, operand))
     grad = draw(st.integers(0, 3)) == 3
     return ChainCase(tuple(steps), tuple(inputs), grad)
+
+
+def dtype_sweep(opdef, dtypes=DTYPES, partner=None):
+    """One explicit example per dtype, run before the search (so every dtype is tried whatever
+    the search draws): shape (2, 3), the dtype's extreme values first (its largest and smallest
+    values, nan and inf for floats), every tensor input of that dtype."""
+    import inspect
+
+    empty = inspect.Parameter.empty
+    params = opdef.signature.parameters
+    out = []
+    for dtype in dtypes:
+        ext = specials_for(dtype)
+        specials = tuple(enumerate(ext[3:] + ext[:3] if dtype.is_floating_point else ext[3:] + ext[:3]))[:6]
+        inputs = []
+        for k, name in enumerate(opdef.inputs[:max(opdef.required_inputs, 1)]):
+            d = torch.bool if name in BOOL_INPUTS else dtype
+            three = True if d == torch.bool else 3  # the others: 3 (True) where the first has its extremes
+            inputs.append(TensorSpec((2, 3), d, seed=k, specials=specials if k == 0 and d == dtype
+                                     else tuple((i, three) for i in range(3))))
+        statics = {n: 0 for n, p in params.items() if n not in opdef.inputs and p.default is empty and n == "dim"}
+        out.append(Case(opdef.symbol.id, tuple(inputs), statics, partner))
+    return out
