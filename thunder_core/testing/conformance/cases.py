@@ -159,7 +159,10 @@ class Case:
 
         pos = [slot(x) for x in self.inputs]
         args, kwargs = opdef.to_torch_call(pos, dict(self.statics))
-        consts: dict = {"F": opdef.torch_fn}
+        fn = torch_function(self.symbol)
+        if fn is None:
+            raise LookupError(f"no torch callable reaches {self.symbol} directly")
+        consts: dict = {"F": fn}
         call = f"F({', '.join([*(_src(a, consts) for a in args), *(f'{k}={_src(v, consts)}' for k, v in kwargs.items())])})"
         if self.partner is not None:
             consts["P"] = PARTNERS[self.partner]
@@ -169,6 +172,20 @@ class Case:
         src = f"def conformance_call({params}):\n    return {call}\n"
         exec(compile(src, f"<conformance {self.symbol}>", "exec"), consts)
         return consts["conformance_call"], slots
+
+
+def torch_function(sid):
+    """The torch callable a program calls to reach symbol ``sid``: its OpDef's torch function,
+    or else a torch callable whose jit entry records it (``F.silu`` for ``ltorch.silu``); None
+    for symbols no torch callable reaches directly (backward kernels)."""
+    from thunder_core.ops.registry import OPDEFS, TORCH_CALLS
+
+    fn = OPDEFS[sid].torch_fn
+    if callable(fn):
+        return fn
+    found = [f for f, entry in TORCH_CALLS.items() if getattr(getattr(entry, "symbol", None), "id", None) == sid]
+    found.sort(key=lambda f: getattr(f, "__qualname__", "").startswith("Tensor."))  # functions first
+    return found[0] if found else None
 
 
 def _first(x):
@@ -211,12 +228,10 @@ class ChainCase:
         return "fusion:" + "+".join(s for s, _ in self.steps)
 
     def program(self):
-        from thunder_core.ops.registry import OPDEFS
-
         consts: dict = {}
         lines = []
         for k, (sid, operand) in enumerate(self.steps):
-            consts[f"F{k}"] = OPDEFS[sid].torch_fn
+            consts[f"F{k}"] = torch_function(sid)
             cur = "t0" if k == 0 else f"v{k - 1}"
             if operand is None:
                 lines.append(f"    v{k} = F{k}({cur})")

@@ -77,6 +77,22 @@ def _clone(x):
     return x
 
 
+#: ops returning uninitialised memory (two calls may or may not agree): metadata only
+UNINITIALISED = {"empty", "empty_like", "empty_strided", "empty_permuted", "new_empty", "new_empty_strided"}
+
+
+def _deterministic(fn, args, kwargs, first) -> bool:
+    """Does a second eager call (another seed) give the same values? Not for random ops and
+    ops returning uninitialised memory (``empty``): those are compared by metadata only."""
+    torch.manual_seed(1)
+    again = fn(*_clone(args), **_clone(kwargs))
+    try:
+        compare(again, first, "")
+        return True
+    except AssertionError:
+        return False
+
+
 def run_samples(executor, sid, claims=None):
     """Run OpInfo samples of ``sid`` with the executor; returns (passed, declined, invalid)
     counts, raising AssertionError (naming the op, dtype and sample) on a difference."""
@@ -99,6 +115,7 @@ def run_samples(executor, sid, claims=None):
                     warnings.simplefilter("ignore")
                     try:
                         expected = fn(*_clone(args), **_clone(kwargs))
+                        values = op.name not in UNINITIALISED and _deterministic(fn, args, kwargs, expected)
                         tc.jit(fn, executors=[fallback()], cache="no caching")(*_clone(args), **_clone(kwargs))
                     except Exception:  # noqa: BLE001 - eager or the core refuses it: not this kit's business
                         counts[2] += 1
@@ -116,7 +133,7 @@ def run_samples(executor, sid, claims=None):
                     check_reason(executor, b, r)
                     if r is not None:
                         reasons.append(r)
-                compare(got, expected, where)
+                compare(got, expected, where, values=values)
                 if reasons:
                     counts[1] += 1
                     continue
@@ -124,6 +141,35 @@ def run_samples(executor, sid, claims=None):
                     _check_ran(executor, None, jfn, traced, claims)
                 counts[0] += 1
     return tuple(counts)
+
+
+def first_sample_trace(sid):
+    """(trace, flat tensor inputs) of the first float32 OpInfo sample of ``sid`` that traces,
+    with tensors as positional inputs (the kwargs' tensors too), or None."""
+    from thunder_core.api import JittedFunction
+
+    for op in opinfos_for(sid):
+        if torch.float32 not in op.supported_dtypes("cpu"):
+            continue
+        for s in itertools.islice(op.sample_inputs("cpu", torch.float32), 3):
+            args, kwargs = [s.input, *s.args], dict(s.kwargs)
+            if any(isinstance(v, (list, tuple)) for v in (*args, *kwargs.values())):
+                continue
+            tensors = [a for a in args if isinstance(a, torch.Tensor)]
+
+            def conformance_sample(*ts, _args=args, _kwargs=kwargs, _op=op):
+                it = iter(ts)
+                return _op.op(*[next(it) if isinstance(a, torch.Tensor) else a for a in _args], **_kwargs)
+            if any(isinstance(v, torch.Tensor) for v in kwargs.values()):
+                continue
+            try:
+                with warnings.catch_warnings(), torch.no_grad():
+                    warnings.simplefilter("ignore")
+                    _, traces, _, _ = JittedFunction(conformance_sample, executors=[])._trace(tuple(tensors), {})
+            except Exception:  # noqa: BLE001
+                continue
+            return traces[-1], tensors
+    return None
 
 
 def known_symbol_coverage(verbose=False):

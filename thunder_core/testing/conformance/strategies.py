@@ -184,7 +184,9 @@ def chain_symbols(opdefs):
         if not has_trait(opdef.symbol, "elementwise"):
             continue
         req = opdef.required_inputs
-        if req in (1, 2) and not any(n in BOOL_INPUTS for n in opdef.inputs[:req]):
+        from .cases import torch_function
+
+        if req in (1, 2) and torch_function(opdef.symbol.id) is not None and not any(n in BOOL_INPUTS for n in opdef.inputs[:req]):
             out.append((opdef.symbol.id, req))
     return out
 
