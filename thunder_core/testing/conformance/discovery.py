@@ -71,7 +71,11 @@ def select(patterns: str | None):
     return out
 
 
-def probe_case(opdef, partner=None, optional=False) -> Case:
+#: the probe variants tried in order: (optional inputs given, later inputs as numbers)
+VARIANTS = ((False, False), (True, False), (False, True))
+
+
+def probe_case(opdef, partner=None, optional=False, numbers=False) -> Case:
     """The probe call of ``opdef``'s symbol (see the module docstring); ``optional``: inputs
     whose default is None get tensors too (``clamp``'s min and max, ``where``'s branches)."""
     import inspect
@@ -85,7 +89,7 @@ def probe_case(opdef, partner=None, optional=False) -> Case:
     inputs = []
     for k, name in enumerate(opdef.inputs[:n]):
         dtype = torch.bool if name in ("condition", "mask") else torch.float32
-        inputs.append(TensorSpec((2, 3), dtype, seed=k))
+        inputs.append(0.5 if numbers and k else TensorSpec((2, 3), dtype, seed=k))
     statics = {n: 0 for n, p in params.items() if n not in opdef.inputs and p.default is empty and n == "dim"}
     return Case(opdef.symbol.id, tuple(inputs), statics, partner)
 
@@ -99,6 +103,10 @@ def trace_of(case, target="cpu"):
     fn, specs = case.program()
     args = [s.build() for s in specs]
     prof = profile(target)
+    if prof.device_type == "cpu":
+        with warnings.catch_warnings(), torch.no_grad():
+            warnings.simplefilter("ignore")
+            fn(*[s.build() for s in specs])  # eager must accept the probe
     if prof.device_type != "cpu":
         import thunder_core as tc
 
@@ -174,9 +182,9 @@ def discover(executor, opdefs, target="cpu") -> Claims:
             continue  # (an executor that cannot compile for the target claims no region there)
         for partner in (None, *PARTNERS):
             trace = None
-            for optional in (False, True):
+            for optional, numbers in VARIANTS:
                 try:
-                    trace, _ = trace_of(probe_case(opdef, partner, optional), target)
+                    trace, _ = trace_of(probe_case(opdef, partner, optional, numbers), target)
                     break
                 except Exception as e:  # noqa: BLE001 - the probe is not a valid call of this op
                     claims.not_probed.setdefault(sid, f"{type(e).__name__}: {str(e)[:120]}")
