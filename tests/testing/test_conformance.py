@@ -110,3 +110,32 @@ def test_xfail_file_format(tmp_path):
     bad.write_text("ltorch.add\n")
     with pytest.raises(ValueError, match="a reason is required"):
         xfails.load(bad)
+
+
+def test_printed_examples_are_python():
+    """Every drawn example's repr evaluates to an equal example building equal tensors (so the
+    printed minimal example is a reproducer)."""
+    import math
+
+    import torch
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from thunder_core.ops.registry import OPDEFS
+    from thunder_core.testing.conformance import repro, strategies
+
+    names = vars(repro)
+
+    @settings(max_examples=40, deadline=None, derandomize=True)
+    @given(st.one_of(strategies.calls(OPDEFS["ltorch.add"]), strategies.calls(OPDEFS["ltorch.sum"]),
+                     strategies.chains([("ltorch.mul", 2), ("ltorch.exp", 1)])))
+    def roundtrip(case):
+        again = eval(repr(case), dict(names))
+        assert repr(again) == repr(case)
+        for a, b in zip(case.program()[1], again.program()[1]):
+            x, y = a.build(), b.build()
+            assert x.stride() == y.stride() and x.dtype == y.dtype
+            torch.testing.assert_close(x, y, equal_nan=True, rtol=0, atol=0)
+
+    roundtrip()
+    assert math.isnan(eval("nan", dict(names)))
