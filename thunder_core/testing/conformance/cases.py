@@ -183,7 +183,14 @@ def torch_function(sid):
     fn = OPDEFS[sid].torch_fn
     if callable(fn):
         return fn
-    found = [f for f, entry in TORCH_CALLS.items() if getattr(getattr(entry, "symbol", None), "id", None) == sid]
+    def reaches(entry):
+        if getattr(getattr(entry, "symbol", None), "id", None) == sid:
+            return True
+        # an entry routing between symbols (F.silu -> silu or silu_ by `inplace`) holds them
+        cells = getattr(entry, "__closure__", None) or ()
+        return any(getattr(getattr(c.cell_contents, "symbol", None), "id", None) == sid for c in cells)
+
+    found = [f for f, entry in TORCH_CALLS.items() if callable(f) and reaches(entry)]
     found.sort(key=lambda f: getattr(f, "__qualname__", "").startswith("Tensor."))  # functions first
     return found[0] if found else None
 

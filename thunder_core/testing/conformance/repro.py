@@ -15,7 +15,6 @@ def reproduce(executor, case):
     Executor) as the kit does; raises AssertionError on a difference, returns "ok",
     "declined: reason" or "invalid: why" otherwise."""
     from .check import Declined, Invalid, run_case
-    from .discovery import Claims
     from .executors import resolve
 
     ex = resolve(executor)
