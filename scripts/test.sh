@@ -34,6 +34,15 @@ venv .venv "$py311"
 echo "== Python 3.11: full suite"
 .venv/bin/python -m pytest -q "$@"
 
+# ---- the op conformance kit (docs/conformance.md) against the installed executors, a small op subset
+echo "== Python 3.11: conformance kit: torch and inductor executors"
+conformance_plugin=$(.venv/bin/python -c "import importlib.metadata as m; print('' if any(e.name == 'thunder_conformance' for e in m.entry_points(group='pytest11')) else '-p thunder_core.testing.conformance.plugin')")
+.venv/bin/python -m pytest -q $conformance_plugin --pyargs thunder_core.testing.conformance \
+  --thunder-executor torch --thunder-ops "add,mul,div,exp,tanh,where,sum,amax,softmax"
+.venv/bin/python -m pytest -q $conformance_plugin --pyargs thunder_core.testing.conformance \
+  --thunder-executor inductor --thunder-ops "add,mul,exp,sum" --thunder-max-examples 5
+# ---- end of the conformance kit
+
 for v in 3.12 3.13; do
   py=$(find_python $v)
   if [ -z "$py" ]; then

@@ -1,0 +1,207 @@
+"""Which symbols an executor claims: alone (its implementation table) or inside regions
+(its ClaimFn, probed on small traces).
+
+A *probe* of a symbol is a small program calling it on float32 tensors of shape (2, 3)
+(static parameters at their defaults, a required ``dim`` as 0), alone and followed by each
+*partner* op (``cases.PARTNERS``: neg, x*x, exp, sum, abs) on its first output. The probe is
+traced (nothing runs) and the executor's ClaimFn is called on the trace's bound symbols, and on
+the symbol's decomposition; the symbol is claimed in a region when some claim covers it (or
+part of its decomposition) and the executor's checkers accept every symbol of that claim. The
+first partner that makes the claim happen is the one the per-symbol tests use.
+
+Only torch-level symbols with a torch function (``ltorch.*``) are candidates: primitives are
+reached through the decompositions of torch-level symbols.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import warnings
+from dataclasses import dataclass, field
+
+import torch
+
+from .cases import Case, TensorSpec
+from .executors import check_cost, check_reason, decline_reason
+
+
+@dataclass
+class Claims:
+    """What an executor claims among the selected symbols."""
+
+    executor: str
+    alone: set = field(default_factory=set)           # symbol ids in its implementation table
+    in_region: dict = field(default_factory=dict)     # symbol id -> partner name (None: alone suffices)
+    probed: int = 0                                   # candidates probed
+    not_probed: dict = field(default_factory=dict)    # symbol id -> why its probe could not be traced
+    unsupported: str | None = None                    # why it cannot compile for the target, if it cannot
+
+    @property
+    def symbols(self) -> list:
+        return sorted(self.alone | set(self.in_region))
+
+    def report(self) -> str:
+        only_region = sorted(set(self.in_region) - self.alone)
+        if self.unsupported is not None:
+            return f"executor {self.executor!r} cannot compile for this target: it {self.unsupported}"
+        lines = [f"executor {self.executor!r} claims {len(self.symbols)} of {self.probed} selected torch-level "
+                 f"symbols: {len(self.alone)} alone, {len(only_region)} only inside regions"]
+        if self.alone:
+            lines.append("  alone: " + " ".join(s.partition('.')[2] or s for s in sorted(self.alone)))
+        if self.in_region:
+            lines.append("  in regions: " + " ".join(s.partition('.')[2] or s for s in sorted(self.in_region)))
+        return "\n".join(lines)
+
+
+def select(patterns: str | None):
+    """The candidate OpDefs (torch-level symbols) matching the comma-separated fnmatch
+    ``patterns`` (on the id ``ltorch.add`` or the short name ``add``); all when None."""
+    from thunder_core.ir.traits import traits
+    from thunder_core.ops.registry import OPDEFS
+
+    pats = [p.strip() for p in (patterns or "").split(",") if p.strip()]
+    out = []
+    for sid, opdef in sorted(OPDEFS.items()):
+        short = sid.partition(".")[2]
+        if pats and not any(fnmatch.fnmatchcase(sid, p) or fnmatch.fnmatchcase(short, p) for p in pats):
+            continue
+        if traits(opdef.symbol) & {"inplace", "random"}:
+            continue  # not checked by this kit yet (eager writes/draws differ by design)
+        out.append(opdef)
+    return out
+
+
+#: the probe variants tried in order: (optional inputs given, later inputs as numbers)
+VARIANTS = ((False, False), (True, False), (False, True))
+
+
+def probe_case(opdef, partner=None, optional=False, numbers=False) -> Case:
+    """The probe call of ``opdef``'s symbol (see the module docstring); ``optional``: inputs
+    whose default is None get tensors too (``clamp``'s min and max, ``where``'s branches)."""
+    import inspect
+
+    empty = inspect.Parameter.empty
+    params = opdef.signature.parameters
+    n = max(opdef.required_inputs, 1)
+    if optional:
+        while n < len(opdef.inputs) and params[opdef.inputs[n]].default is None:
+            n += 1
+    inputs = []
+    for k, name in enumerate(opdef.inputs[:n]):
+        dtype = torch.bool if name in ("condition", "mask") else torch.float32
+        inputs.append(0.5 if numbers and k else TensorSpec((2, 3), dtype, seed=k))
+    statics = {n: 0 for n, p in params.items() if n not in opdef.inputs and p.default is empty and n == "dim"}
+    return Case(opdef.symbol.id, tuple(inputs), statics, partner)
+
+
+def trace_of(case, target="cpu"):
+    """The trace ``tc.jit`` would partition for ``case`` (traced, nothing runs), and its inputs;
+    for a GPU ``target`` the inputs are fake tensors on its device (as ``tc.plan`` makes them)."""
+    from thunder_core.api import JittedFunction
+    from thunder_core.extend import profile
+
+    fn, specs = case.program()
+    args = [s.build() for s in specs]
+    prof = profile(target)
+    if prof.device_type == "cpu":
+        with warnings.catch_warnings(), torch.no_grad():
+            warnings.simplefilter("ignore")
+            fn(*[s.build() for s in specs])  # eager must accept the probe
+    if prof.device_type != "cpu":
+        import thunder_core as tc
+
+        tc.plan  # noqa: B018 - resolve the lazy tc.plan first: importing the submodule first shadows it
+        from thunder_core.plan import _faker
+
+        fake = _faker(prof)
+        args = [fake(a) for a in args]
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")
+        _, traces, _, _ = JittedFunction(fn, executors=[])._trace(tuple(args), {})
+    return traces[-1], args
+
+
+def region_claims(executor, bsyms, outputs, model=None):
+    """[(Claim, declined reasons)] the executor's ClaimFn makes on ``bsyms``; checks ranges and
+    costs and that declines carry reasons."""
+    from thunder_core.execution.claims import ClaimContext
+    from thunder_core.execution.cost import CostModel
+    from thunder_core.execution.partition import last_use_of
+
+    if executor.claim is None:
+        return []
+    bsyms = list(bsyms)
+    found: list = []
+    ctx = ClaimContext(executor, bsyms, last_use_of(bsyms, outputs), model or CostModel(), found)
+    out = []
+    for c in executor.claim(bsyms, ctx):
+        if not 0 <= c.start < c.end <= len(bsyms):
+            raise AssertionError(f"{executor.name!r} claimed [{c.start}, {c.end}) of a list of {len(bsyms)} symbols")
+        check_cost(executor, f"its region claim [{c.start}, {c.end}) ({c.note})", c.cost_us)
+        reasons = []
+        for b in bsyms[c.start:c.end]:
+            r = decline_reason(executor, b)
+            check_reason(executor, b, r)
+            if r is not None:
+                reasons.append(r)
+        out.append((c, reasons))
+    return out
+
+
+def _covers(executor, trace, sid, model=None) -> bool:
+    from thunder_core.ir import flat_proxies
+
+    bsyms = list(trace.bound_symbols)
+    for c, reasons in region_claims(executor, bsyms, flat_proxies(trace.output), model):
+        if not reasons and any(b.sym.id == sid for b in bsyms[c.start:c.end]):
+            return True
+    for b in bsyms:  # claims inside the symbol's decomposition
+        if b.sym.id == sid and b.subsymbols:
+            if any(not r for _, r in region_claims(executor, b.subsymbols, b.flat_outs, model)):
+                return True
+    return False
+
+
+def discover(executor, opdefs, target="cpu") -> Claims:
+    """The :class:`Claims` of ``executor`` among ``opdefs``, probed on ``target``'s device."""
+    from thunder_core.execution.cost import CostModel
+
+    from .cases import PARTNERS
+
+    model = CostModel(target)
+    unsupported = executor.supports(model.profile)
+
+    table = executor.implementations()
+    claims = Claims(executor.name, unsupported=unsupported)
+    for opdef in opdefs:
+        sid = opdef.symbol.id
+        claims.probed += 1
+        if sid in table:
+            claims.alone.add(sid)
+        if executor.claim is None or unsupported is not None:
+            continue  # (an executor that cannot compile for the target claims no region there)
+        for partner in (None, *PARTNERS):
+            trace = None
+            for optional, numbers in VARIANTS:
+                try:
+                    trace, _ = trace_of(probe_case(opdef, partner, optional, numbers), target)
+                    break
+                except Exception as e:  # noqa: BLE001 - the probe is not a valid call of this op
+                    claims.not_probed.setdefault(sid, f"{type(e).__name__}: {str(e)[:120]}")
+            if trace is None:
+                break
+            claims.not_probed.pop(sid, None)
+            if _covers(executor, trace, sid, model):
+                claims.in_region[sid] = partner
+                break
+    return claims
+
+
+def JittedFunctionTrace(fn, args, kwargs):
+    """The captured trace of ``fn(*args, **kwargs)`` (traced, nothing runs)."""
+    from thunder_core.api import JittedFunction
+
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")
+        _, traces, _, _ = JittedFunction(fn, executors=[])._trace(tuple(args), dict(kwargs))
+    return traces[0]
