@@ -15,7 +15,7 @@ _LAZY: dict[str, str] = {
                               "cache_misses", "explain")
 }
 _LAZY["hookimpl"] = ".hookspecs"
-_LAZY["plan"] = _LAZY["Plan"] = ".plan"
+_LAZY["plan"] = _LAZY["Plan"] = ".planning"  # (a module named plan would shadow tc.plan once imported)
 _LAZY["SharpEdgeError"] = _LAZY["SharpEdgeWarning"] = ".sharp_edges"
 
 

@@ -196,3 +196,11 @@ def test_region_key_is_structural():
     fn = tx.region_callable(r1, tx.torch_impls())
     x = torch.randn(3)
     assert torch.equal(fn(x)[0], (x * 2).sin())
+
+
+def test_an_executor_name_that_is_not_an_identifier_still_names_its_regions():
+    named = tx.Executor("my-fuser", claim=_mul_add_claim, api_version=tx.API_VERSION)
+    fn = lambda a, b: a * b + a  # noqa: E731
+    f = tc.jit(fn, executors=[named, "torch"])
+    x = torch.randn(4)
+    assert torch.equal(f(x, x), fn(x, x)) and "my_fuser_region0" in tc.last_traces(f)[-1].python()

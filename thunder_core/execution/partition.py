@@ -17,6 +17,7 @@ competing claims with their costs, the winner and the declined claims) for ``tc.
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -238,7 +239,8 @@ def partition(trace: Trace, executors, model: CostModel | None = None, *, lower:
             elif step.kind == "region":
                 c = step.claim
                 inputs, outputs = region_boundary(covered, step.end, sol.last_use)
-                name = f"{c.executor}_region{next(names)}"
+                # (printed as a Python name: "my-exec" regions are my_exec_region3)
+                name = f"{re.sub(r'[^0-9a-zA-Z_]', '_', c.executor)}_region{next(names)}"
                 region = Region(tuple(covered), tuple(inputs), tuple(outputs), name)
                 sym = region_symbol(c.executor, name, region)
                 if lower:

@@ -108,10 +108,7 @@ def trace_of(case, target="cpu"):
             warnings.simplefilter("ignore")
             fn(*[s.build() for s in specs])  # eager must accept the probe
     if prof.device_type != "cpu":
-        import thunder_core as tc
-
-        tc.plan  # noqa: B018 - resolve the lazy tc.plan first: importing the submodule first shadows it
-        from thunder_core.plan import _faker
+        from thunder_core.planning import _faker
 
         fake = _faker(prof)
         args = [fake(a) for a in args]
