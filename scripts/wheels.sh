@@ -36,7 +36,16 @@ venv=.venv-wheels
 [ -x "$venv/bin/python" ] || "$(readlink -f .venv/bin/python)" -m venv "$venv"
 "$venv/bin/python" -m pip uninstall -q -y $(cd "$dist" && ls *.whl | sed 's/-[0-9].*//; s/_/-/g') 2>/dev/null || true
 "$venv/bin/python" -m pip install -q -c constraints.txt torch==2.13.0 numpy
+# the wheels' dependencies from the package index, then ours again from the local folder only,
+# through the core's extra, as `pip install "thunder-core[all]"` resolves them for a user
 "$venv/bin/python" -m pip install -q -c constraints.txt --find-links "$dist" "$dist"/*.whl
+ours=$(cd "$dist" && ls *.whl | sed 's/-[0-9].*//; s/_/-/g')
+"$venv/bin/python" -m pip uninstall -q -y $ours
+version=$("$py" -c "import re; print(re.search(r'__version__ = \"(.*)\"', open('thunder_core/__init__.py').read()).group(1))")
+"$venv/bin/python" -m pip install -q -c constraints.txt --no-index --find-links "$dist" "thunder-core[all]==$version"
+for name in $ours; do
+  "$venv/bin/python" -m pip show -q "$name" >/dev/null || { echo "thunder-core[all] did not install $name" >&2; exit 1; }
+done
 
 work=$(mktemp -d)
 trap 'rm -rf "$src" "$work"' EXIT
