@@ -34,7 +34,7 @@ def fusible(bsym) -> bool:
     if not has_trait(bsym, "elementwise") or traits(bsym) & {"random", "inplace"} or len(bsym.flat_outs) != 1:
         return False
     family, _, op = bsym.sym.id.partition(".")
-    return ((op in OPERATORS and not bsym.kwargs and len(bsym.args) == 2)
+    return ((op in OPERATORS and not bsym.kwargs and OPERATORS[op].count("{}") == len(bsym.args))
             or (family == "ltorch" and bsym.sym.id in torch_impls()))
 
 
@@ -95,7 +95,8 @@ def generate(region) -> tuple[str, dict]:
     lines = [f"def toy_fused({', '.join(names[id(p)] for p in region.inputs)}):"]
     for k, b in enumerate(region.bsyms):
         op = b.sym.id.partition(".")[2]
-        if op in OPERATORS and not b.kwargs and len(b.args) == 2:  # (add/sub with alpha: a call)
+        # (an operator only for its own arguments: add/sub with alpha become calls)
+        if op in OPERATORS and not b.kwargs and OPERATORS[op].count("{}") == len(b.args):
             expr = OPERATORS[op].format(*map(text, b.args))
         else:
             namespace[f"f{k}"] = torch_impls()[b.sym.id]
