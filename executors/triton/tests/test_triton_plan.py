@@ -1,0 +1,111 @@
+"""tc.plan for CUDA targets: Triton regions compiled ahead of time to PTX and cubin, no GPU."""
+
+import os
+import subprocess
+import sys
+import textwrap
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+import torch
+from torch._subclasses.fake_tensor import FakeTensorMode
+
+import thunder_core as tc
+from thunder_core.examples.models import GPTBlock
+from thunder_executor_triton.plugin import TRITON
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def coverage(p) -> tuple[int, int, list]:
+    """(covered, total, uncovered ids): the top-level non-matmul compute symbols (elementwise,
+    reduction, normalization traits) of the forward and backward traces before partitioning,
+    and how many of them run entirely in Triton regions (themselves, or their decomposition)."""
+    from thunder_core.extend import traits
+
+    in_triton = {id(b) for ex, region in p.regions.values() if ex == "triton" for b in region.bsyms}
+
+    def covered(b):
+        if id(b) in in_triton:
+            return True
+        compute = [s for s in b.subsymbols if traits(s) - {"view", "shape"}]
+        return bool(compute) and all(covered(s) for s in compute)
+
+    tops = [b for t in (p.traces[-2], p.backward_traces[0]) for b in t.bound_symbols
+            if traits(b) & {"elementwise", "reduction", "normalization"} and "matmul" not in traits(b)]
+    missed = [b.sym.id for b in tops if not covered(b)]
+    return len(tops) - len(missed), len(tops), missed
+
+
+def plan_gpt_block(target="h100"):
+    torch.manual_seed(0)
+    model = GPTBlock(n_embd=64, n_head=4).to(torch.bfloat16)
+    with FakeTensorMode():
+        x = torch.randn(4, 32, 64, device="cuda", dtype=torch.bfloat16)
+    return tc.plan(model, x, target=target, executors=[TRITON, "torch"])
+
+
+def test_gpt_block_on_h100_gets_triton_kernels_with_cubins():
+    p = plan_gpt_block("h100")
+    triton = {name: region for name, (ex, region) in p.regions.items() if ex == "triton"}
+    assert triton, p.explain()
+    fused = {b.sym.id for r in triton.values() for b in r.bsyms}
+    assert {"ltorch.add", "ltorch.gelu", "ltorch.gelu_backward"} <= fused, fused
+    for name in triton:
+        kinds = {a.kind: a for a in p.artifacts[name]}
+        assert kinds["cubin"].content[:4] == b"\x7fELF"
+        assert ".target sm_90a" in kinds["ptx"].content
+        assert "@triton.jit" in kinds["source"].content
+        assert "num_warps=4" in kinds["cubin"].note and "registers=" in kinds["cubin"].note
+    # matmuls stay with the library kernels
+    assert not any("matmul" in b.sym.tags or b.sym.id == "ltorch.linear" for r in triton.values() for b in r.bsyms)
+    done, total, missed = coverage(p)
+    assert done >= 4, (done, total, missed)
+
+
+@pytest.mark.parametrize("target,sm", [("a100", "sm_80"), ("b200", "sm_100a")])
+def test_other_targets_compile_for_their_architecture(target, sm):
+    def f(x, b):
+        return torch.nn.functional.silu(x + b) * x
+
+    with FakeTensorMode():
+        x, b = torch.randn(64, 128, device="cuda", dtype=torch.float16), torch.randn(128, device="cuda",
+                                                                                  dtype=torch.float16)
+    p = tc.plan(f, x, b, target=target, executors=[TRITON, "torch"])
+    ((name, (ex, region)),) = p.regions.items()
+    assert ex == "triton" and len(region.bsyms) == 3
+    ptx = next(a for a in p.artifacts[name] if a.kind == "ptx")
+    assert f".target {sm}" in ptx.content and "*fp16" not in ptx.content
+
+
+def test_cpu_targets_are_not_planned():
+    with pytest.raises(ValueError, match="triton.*cannot plan for cpu"):
+        tc.plan(lambda x: x * 2, torch.randn(4), target="cpu", executors=[TRITON, "torch"])
+
+
+def test_doctor_lists_the_package_with_its_reason(tmp_path):
+    """``python -m thunder_core doctor`` with the package installed (here: its entry point made
+    visible by a dist-info directory on the path, if it is not pip-installed)."""
+    env = dict(os.environ)
+    env.pop("TRITON_INTERPRET", None)
+    try:
+        metadata.distribution("thunder-executor-triton")
+    except metadata.PackageNotFoundError:
+        info = tmp_path / "thunder_executor_triton-0.1.0.dev0.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text("Metadata-Version: 2.1\nName: thunder-executor-triton\nVersion: 0.1.0.dev0\n")
+        (info / "entry_points.txt").write_text("[thunder_core]\ntriton = thunder_executor_triton.plugin\n")
+        env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), str(ROOT / "executors" / "triton"),
+                                             env.get("PYTHONPATH", "")])
+    out = subprocess.run([sys.executable, "-m", "thunder_core", "doctor"], env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    row = next(line for line in out.stdout.splitlines() if "thunder-executor-triton" in line)
+    if not torch.cuda.is_available():
+        assert "triton: no CUDA device; set TRITON_INTERPRET=1" in row
+    env["TRITON_INTERPRET"] = "1"
+    out = subprocess.run([sys.executable, "-m", "thunder_core", "doctor"], env=env, capture_output=True, text=True,
+                         timeout=120)
+    row = next(line for line in out.stdout.splitlines() if "thunder-executor-triton" in line)
+    assert "triton: available" in row
