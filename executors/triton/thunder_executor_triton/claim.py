@@ -1,9 +1,10 @@
 """What the triton executor claims: maximal runs of fusible symbols, chosen by op traits.
 
-A symbol is *fusible* when it is ``elementwise`` (by its declared trait; neither ``random``
-nor ``inplace``), or one of the view primitives the generator handles (broadcasts, reshapes
-adding or removing leading 1s), and its decomposition reaches only primitives with a Triton
-template. The ClaimFn sees every list the partitioner solves (a trace's top level, forward or
+A symbol is *fusible* when it is ``elementwise``, a ``reduction`` or a ``normalization`` (by
+its declared traits; neither ``random``, ``inplace`` nor ``matmul``), or one of the view
+primitives the generator handles (broadcasts, reshapes adding or removing leading 1s), and
+its decomposition reaches only primitives with a Triton template (reductions: sum, amax,
+amin, var, over the last dim; the generator checks the dims). The ClaimFn sees every list the partitioner solves (a trace's top level, forward or
 backward, and each symbol's decomposition), so a torch-level op claimed nowhere else may be
 claimed in its decomposition. A run that cannot be one kernel (its outputs have different
 shapes, a value does not broadcast to them) is cut at the longest prefix that can.
@@ -21,9 +22,10 @@ DEVICE_TYPES = ("cpu", "cuda")
 
 def candidate(bsym) -> bool:
     """Might ``bsym`` join a region (before the checker)? By traits, never by a list of ids."""
-    if traits(bsym) & {"random", "inplace"} or not bsym.flat_outs:
+    found = traits(bsym)
+    if found & {"random", "inplace", "matmul"} or not bsym.flat_outs:
         return False
-    return has_trait(bsym, "elementwise") or bsym.sym.id in VIEWS
+    return bool(found & {"elementwise", "reduction", "normalization"}) or bsym.sym.id in VIEWS
 
 
 def check(bsym) -> str | None:

@@ -64,17 +64,22 @@ def lower(region):
     the tuple of ``region.outputs``, allocated here with the proxies' shapes/dtypes/devices."""
     device = _device(region.outputs[0])
     kernel, fn = jitted(region, device.type)
-    import triton
-
     outs = [(tuple(int(s) for s in p.shape), p.dtype, _device(p)) for p in region.outputs]
-    grid = (triton.cdiv(kernel.numel, kernel.block),)
-    block, warps, numel = kernel.block, kernel.num_warps, kernel.numel
+    grid, scalars, constexprs, warps = (kernel.grid,), kernel.scalars, kernel.constexprs, kernel.num_warps
+    numel = kernel.numel
+    interpreted = device.type == "cpu"
+    if interpreted:
+        import numpy
 
     def launch(*inputs):
         args = [t.contiguous() for t in inputs]
         results = [torch.empty(s, dtype=d, device=dev) for s, d, dev in outs]
         if numel:
-            fn[grid](*args, *results, numel, BLOCK=block, num_warps=warps)
+            if interpreted:  # masked-off lanes may compute log(0) and such: NumPy need not warn
+                with numpy.errstate(all="ignore"):
+                    fn[grid](*args, *results, *scalars, **constexprs, num_warps=warps)
+            else:
+                fn[grid](*args, *results, *scalars, **constexprs, num_warps=warps)
         return tuple(results)
 
     launch.__name__ = region.name or "triton_region"
@@ -131,12 +136,13 @@ def artifacts(region, profile):
         _AOT[key] = None  # reserves the file name
     with open(path, "w") as f:
         f.write(kernel.source)
-    out = compile_for_gpu(path, kernel.name, kernel.signature, {"BLOCK": kernel.block}, arch, kernel.num_warps)
+    out = compile_for_gpu(path, kernel.name, kernel.signature, kernel.constexprs, arch, kernel.num_warps)
     ptx, cubin = out["ptx"], out["cubin"]
     sm = next((line.split()[1] for line in ptx.splitlines() if line.startswith(".target")), f"sm_{arch}")
     regs = registers(cubin)
-    facts = (f"{sm}, BLOCK={kernel.block}, num_warps={out['num_warps']}, shared={out['shared']} B, "
-             f"registers={regs if regs is not None else 'unknown'}, grid=({-(-kernel.numel // kernel.block)},)")
+    blocks = ", ".join(f"{k}={v}" for k, v in kernel.constexprs.items())
+    facts = (f"{kernel.kind} kernel, {sm}, {blocks}, num_warps={out['num_warps']}, shared={out['shared']} B, "
+             f"registers={regs if regs is not None else 'unknown'}, grid=({kernel.grid},)")
     note = f"{profile.name} ({sm}): compiled by Triton {out['triton']} without a GPU; not run"
     made = [Artifact("source", kernel.source, f"Triton kernel for {len(region.bsyms)} symbols; {facts}"),
             Artifact("ptx", ptx, f"{note}; {facts}"),
