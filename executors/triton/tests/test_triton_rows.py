@@ -86,3 +86,13 @@ def test_softmax_and_layer_norm_backward(dtype):
         else:
             no_worse_than_eager(a.grad, e.grad, x.grad, slack=2e-2)
     assert triton_regions(tc.last_backward_traces(jf)[-1])
+
+
+def test_a_per_row_value_is_not_mistaken_for_a_column_in_square_shapes():
+    """x.mean(-1) of a [64, 64] tensor has shape [64], like a bias: adding it to x pairs it
+    with columns (NumPy broadcasting), which a row kernel must not turn into rows."""
+    torch.manual_seed(8)
+    x, y = torch.randn(64, 64), torch.randn(64)
+    for fn in (lambda x, y: x * (x.mean(-1) + y), lambda x, y: x - x.amax(-1)):
+        jf = jit(fn)
+        close(jf(x, y), fn(x, y), torch.float32)

@@ -56,6 +56,24 @@ def aligns(shape, to) -> bool:
     return all(s == t or s == 1 for s, t in zip(shape, to[len(to) - len(shape):]))
 
 
+#: What a value of a row kernel is, besides its expression: "full" (a [BLOCK_R, BLOCK_C]
+#: tile), "row" (one value per row, [BLOCK_R, 1], in a shape that broadcasts along the row:
+#: the kept reduced dim, or already broadcast), "rowvec" (one value per row in the reduced
+#: shape without the kept dim, which NumPy broadcasting would pair with columns: it may only
+#: be reshaped or broadcast_in_dim'ed back along its rows, or combined with other rowvecs),
+#: "const" (a literal or a 0-d tensor). Pointwise kernels have only "full" and "const".
+
+
+def combine(spaces) -> str:
+    found = set(spaces) - {"const"}
+    if not found:
+        return "const"
+    if "rowvec" in found and len(found) > 1:
+        raise Unsupported("a per-row value in its reduced shape combined with full or kept-dim values "
+                          "(NumPy broadcasting would pair it with columns)")
+    return "full" if "full" in found else found.pop()
+
+
 def leaves(bsym, path=()):
     """The primitives ``bsym`` runs (its decomposition, recursively), as ``(bsym, path)``;
     raises :class:`Unsupported` for what has no template."""
@@ -188,7 +206,7 @@ def generate(region, device_type: str, bandwidth_gbs: float = 0.0, name: str = "
         if p.dtype not in DTYPES:
             raise Unsupported(f"{p.name} is {p.dtype}")
     in_names = {p.name: f"in{k}" for k, p in enumerate(inputs)}
-    env: dict = {}          # proxy name -> (expression, kind, space); space "full" or "row"
+    env: dict = {}          # proxy name -> (expression, kind, space); see combine()
     body: list = []
     index_vars: dict = {}
 
@@ -213,12 +231,14 @@ def generate(region, device_type: str, bandwidth_gbs: float = 0.0, name: str = "
         space = "full"
         if aligns(pshape, shape) and not (row and (not pshape or pshape[-1] == 1)):
             base, m = "offs", "mask"
-        elif row and (aligns(pshape, shape) or _strip(pshape) == row_shape):
+        elif row and aligns(pshape, shape):
             space, base, m = "row", "roffs", "rmask"
+        elif row and _strip(pshape) == row_shape:
+            space, base, m = "rowvec", "roffs", "rmask"
         else:
             raise Unsupported(f"the input {p.name} of shape {list(pshape)} does not broadcast to the iteration "
                               f"shape {list(shape)}")
-        if space == "row" and _strip(pshape) in (row_shape, _strip((*shape[:-1], 1))):
+        if space in ("row", "rowvec") and _strip(pshape) in (row_shape, _strip((*shape[:-1], 1))):
             off = "rows"  # one value per row, rows in order
         elif _strip(pshape) == _strip(shape):
             off = base
@@ -234,7 +254,7 @@ def generate(region, device_type: str, bandwidth_gbs: float = 0.0, name: str = "
         var = f"x{len(env)}"
         if off == "0":  # a 0-d (or all-ones) tensor: one scalar load
             body.append(f"    {var} = tl.load({ptr})")
-            space = "row" if row else space
+            space = "const"
         else:
             body.append(f"    {var} = tl.load({ptr} + {off}, mask={m})")
         kind = "b" if p.dtype == torch.bool else "f"
@@ -253,7 +273,7 @@ def generate(region, device_type: str, bandwidth_gbs: float = 0.0, name: str = "
             raise Unsupported(f"{x.name} is used before it is computed")
         if isinstance(x, Proxy):
             raise Unsupported(f"the symbolic number {x.name}")
-        return (*literal(x), "row")
+        return (*literal(x), "const")
 
     def check_shape(p, what):
         if isinstance(p, TensorProxy) and not aligns(tuple(p.shape), shape) and not is_row_shape(p.shape):
@@ -271,19 +291,27 @@ def generate(region, device_type: str, bandwidth_gbs: float = 0.0, name: str = "
             rank, arank = len(bshape), len(a.shape)
             v = value(a)
             trailing = tuple(dims) == tuple(range(rank - arank, rank))
-            per_row = v[2] == "row" and tuple(dims) == tuple(range(arank)) and rank == arank + 1
-            if not (trailing or per_row):
-                raise Unsupported(f"prims.broadcast_in_dim onto dims {tuple(dims)} of {rank} (only trailing "
-                                  f"dims, NumPy broadcasting, or a per-row value along its row)")
-            env[out.name] = v
+            per_row = v[2] == "rowvec" and tuple(dims) == tuple(range(arank)) and rank == arank + 1
+            if per_row:
+                env[out.name] = (v[0], v[1], "row")
+            elif trailing and v[2] != "rowvec":
+                env[out.name] = v
+            else:
+                raise Unsupported(f"prims.broadcast_in_dim of {a.name} {list(a.shape)} onto dims {tuple(dims)} of "
+                                  f"{list(bshape)} (only NumPy broadcasting onto trailing dims, or a per-row value "
+                                  f"along its row)")
         elif sid in ("prims.reshape", "prims.squeeze"):
             a = b.args[0]
             v = value(a)
             same = _strip(a.shape) == _strip(out.shape)
-            if not (same or (v[2] == "row" and is_row_shape(a.shape) and is_row_shape(out.shape))):
+            if v[2] in ("row", "rowvec") and is_row_shape(a.shape) and is_row_shape(out.shape):
+                kept = len(out.shape) == 0 or int(out.shape[-1]) == 1
+                env[out.name] = (v[0], v[1], "row" if kept else "rowvec")
+            elif same:
+                env[out.name] = v
+            else:
                 raise Unsupported(f"{sid} from {list(a.shape)} to {list(out.shape)} (only adding or removing "
                                   f"leading 1s{', or a kept reduced dim' if row else ''})")
-            env[out.name] = v
         elif sid == "prims.convert_element_type":
             a, dtype = value(_arg(b, 0, "a")), _arg(b, 1, "dtype")
             if dtype == torch.bool:
@@ -314,13 +342,13 @@ def generate(region, device_type: str, bandwidth_gbs: float = 0.0, name: str = "
                 body.append(f"    {var}d = tl.where(mask, {x} - {var}m, 0.0)")
                 body.append(f"    {var} = tl.sum({var}d * {var}d, axis=1, keep_dims=True) / {float(cols - correction)!r}"
                             f"  # {sid}")
-            env[out.name] = (var, "f", "row")
+            env[out.name] = (var, "f", "rowvec")
         else:
             if b.kwargs:
                 raise Unsupported(f"{sid} with keyword arguments {sorted(b.kwargs)}")
             args = [value(a) for a in b.args]
             expr, kind = TEMPLATES[sid](*[(a[0], a[1]) for a in args])
-            space = "full" if any(a[2] == "full" for a in args) else "row"
+            space = combine(a[2] for a in args)
             var = f"v{len(body)}"
             body.append(f"    {var} = {expr}  # {sid} -> {out.name}")
             env[out.name] = (var, kind, space)
@@ -338,13 +366,15 @@ def generate(region, device_type: str, bandwidth_gbs: float = 0.0, name: str = "
             body.append(f"    r{k} = ((r{k} + 0x7FFF + ((r{k} >> 16) & 1)) & 0xFFFF0000).to(tl.float32, bitcast=True)")
             body.append(f"    r{k} = tl.where({expr} != {expr}, {expr}, r{k})  # NaN stays NaN")
             expr = f"r{k}"
-        if row and is_row_shape(p.shape) and not (aligns(tuple(p.shape), shape) and p.shape and p.shape[-1] == cols):
-            if space != "row":
+        if row and is_row_shape(p.shape) and space != "full" and _strip(p.shape) != _strip(shape):
+            if space == "full":
                 raise Unsupported(f"the per-row output {p.name} holds a full value")
             where, m = "rows", "rmask"
         else:
             where, m = "offs", "mask"
-            if row and space == "row":  # a per-row value written out at full shape
+            if space == "rowvec":
+                raise Unsupported(f"the output {p.name} pairs per-row values with columns")
+            if row and space != "full":  # a per-row value written out at full shape
                 expr = f"({expr} + tl.zeros([BLOCK_R, BLOCK_C], tl.float32))"
             if _strip(p.shape) != _strip(shape):
                 raise Unsupported(f"the output {p.name} of shape {list(p.shape)} is neither full {list(shape)} nor "
