@@ -187,6 +187,10 @@ def full_shape(region, leaf_list) -> tuple:
 def generate(region, device_type: str, bandwidth_gbs: float = 0.0, name: str = "triton_region") -> Kernel:
     """The kernel of ``region`` (raises :class:`Unsupported` with the reason)."""
     leaf_list = _leaves_of(region)
+    from .columns import generate_column, is_column_reduction
+
+    if any(is_column_reduction(b) for b, _ in leaf_list):
+        return generate_column(region, leaf_list, device_type, name)
     row = any(b.sym.id in REDUCTIONS for b, _ in leaf_list)
     shape = full_shape(region, leaf_list)
     numel = math.prod(shape)
@@ -362,10 +366,10 @@ def generate(region, device_type: str, bandwidth_gbs: float = 0.0, name: str = "
         if p.dtype == torch.bfloat16 and device_type == "cpu":
             # Triton's interpreter converts float32 to bfloat16 by truncation (a GPU rounds to
             # nearest even): round the bits first, so the truncation is exact
-            body.append(f"    r{k} = {expr}.to(tl.uint32, bitcast=True)")
-            body.append(f"    r{k} = ((r{k} + 0x7FFF + ((r{k} >> 16) & 1)) & 0xFFFF0000).to(tl.float32, bitcast=True)")
-            body.append(f"    r{k} = tl.where({expr} != {expr}, {expr}, r{k})  # NaN stays NaN")
-            expr = f"r{k}"
+            body.append(f"    rb{k} = {expr}.to(tl.uint32, bitcast=True)")
+            body.append(f"    rb{k} = ((rb{k} + 0x7FFF + ((rb{k} >> 16) & 1)) & 0xFFFF0000).to(tl.float32, bitcast=True)")
+            body.append(f"    rb{k} = tl.where({expr} != {expr}, {expr}, rb{k})  # NaN stays NaN")
+            expr = f"rb{k}"
         if row and is_row_shape(p.shape) and space != "full" and _strip(p.shape) != _strip(shape):
             if space == "full":
                 raise Unsupported(f"the per-row output {p.name} holds a full value")
