@@ -1,4 +1,4 @@
-"""Column kernels (reductions over every dim but the last, with elementwise prologue and
+"""Column kernels (reductions over leading dims, with elementwise prologue and
 epilogue) under Triton's interpreter, against eager PyTorch."""
 
 import pytest
@@ -12,6 +12,7 @@ FUNCTIONS = {
     "prologue_and_epilogue": lambda x, b: torch.tanh((x * 2 + b).sum((0, 1)) * 0.5) + b,
     "amax_amin": lambda x, b: x.reshape(-1, x.shape[-1]).amax(0) - x.reshape(-1, x.shape[-1]).amin(0),
     "keepdim_mean": lambda x, b: (x - b).mean((0, 1), keepdim=True),
+    "first_dim_of_three": lambda x, b: (x * b).sum(0, keepdim=True),  # a broadcast embedding's gradient
 }
 
 

@@ -1,7 +1,9 @@
-"""Column kernels: reductions over every dim but the last (``sum(dim=0)`` of a ``[N, C]``
-tensor, the bias gradient of a linear layer; ``amax``/``amin`` likewise).
+"""Column kernels: reductions over leading dims (``sum(dim=0)`` of a ``[N, C]`` tensor, the
+bias gradient of a linear layer; ``sum(dim=0)`` of a ``[B, T, C]`` one, a broadcast position
+embedding's; ``amax``/``amin`` likewise).
 
-The full shape ``S`` (the reduced input's) is viewed as ``R`` rows of ``C`` columns. A
+The full shape ``S`` (the reduced input's) reduced over its first ``k`` dims is viewed as
+``R = prod(S[:k])`` rows of ``C = prod(S[k:])`` columns. A
 program owns ``BLOCK_C`` columns and loops over the rows ``BLOCK_R`` at a time, computing the
 elementwise prologue of each tile and accumulating it in a float32 ``[BLOCK_R, BLOCK_C]``
 accumulator; after the loop the accumulator is reduced over its rows, the elementwise
@@ -30,11 +32,16 @@ COLUMN_REDUCTIONS = {"prims.sum": ("0.0", "+"), "prims.amax": ('-float("inf")', 
                      "prims.amin": ('float("inf")', "min")}
 
 
-def is_column_reduction(b) -> bool:
+def leading_dims(b) -> int:
+    """k when ``b`` reduces the first k dims of its input (1 <= k < rank), else 0."""
     if b.sym.id not in COLUMN_REDUCTIONS:
-        return False
-    rank = len(b.args[0].shape)
-    return rank >= 2 and tuple(_arg(b, 1, "dims")) == tuple(range(rank - 1))
+        return 0
+    rank, dims = len(b.args[0].shape), tuple(_arg(b, 1, "dims"))
+    return len(dims) if 1 <= len(dims) < rank and dims == tuple(range(len(dims))) else 0
+
+
+def is_column_reduction(b) -> bool:
+    return leading_dims(b) > 0
 
 
 def column_params(nrows: int, ncols: int, device_type: str) -> tuple[int, int, int]:
@@ -50,12 +57,13 @@ def column_params(nrows: int, ncols: int, device_type: str) -> tuple[int, int, i
 def generate_column(region, leaf_list, device_type: str, name: str = "triton_region") -> Kernel:
     first = next(b for b, _ in leaf_list if is_column_reduction(b))
     shape = tuple(int(s) for s in first.args[0].shape)
-    ncols, numel = shape[-1], math.prod(shape)
+    lead = leading_dims(first)
+    ncols, numel = math.prod(shape[lead:]), math.prod(shape)
     nrows = numel // max(ncols, 1)
     if ncols < 1 or nrows < 2:
         raise Unsupported(f"a column reduction of {list(shape)}")
     big = numel >= 2 ** 31 - 1
-    col_shape = (ncols,)
+    col_shape = _strip(shape[lead:])
     inputs = list(region.inputs)
     for p in (*inputs, *region.outputs):
         if not isinstance(p, TensorProxy):
@@ -140,7 +148,7 @@ def generate_column(region, leaf_list, device_type: str, name: str = "triton_reg
         if len(b.flat_outs) != 1:
             raise Unsupported(f"{sid} has {len(b.flat_outs)} outputs")
         if sid in COLUMN_REDUCTIONS:
-            if not is_column_reduction(b) or tuple(int(s) for s in b.args[0].shape) != shape:
+            if leading_dims(b) != lead or tuple(int(s) for s in b.args[0].shape) != shape:
                 raise Unsupported(f"{sid} over dims {tuple(_arg(b, 1, 'dims'))} of {list(b.args[0].shape)} in a "
                                   f"column kernel of {list(shape)}")
             expr, kind, space = value(b.args[0], "loop")
@@ -217,7 +225,7 @@ def generate_column(region, leaf_list, device_type: str, name: str = "triton_reg
         f"def {name}({', '.join(n for n in signature if not n.startswith('BLOCK'))}, BLOCK_R: tl.constexpr, "
         f"BLOCK_C: tl.constexpr):",
         f"    # {ops}",
-        f"    # column kernel: {list(shape)} as {nrows} rows of {ncols}, reduced over the rows",
+        f"    # column kernel: {list(shape)} as {nrows} rows of {ncols}, reduced over the rows (dims 0..{lead - 1})",
         "    cols = tl.program_id(0) * BLOCK_C + tl.arange(0, BLOCK_C)[None, :]",
         f"    cmask = cols < {ncols}",
         *init,
