@@ -116,3 +116,33 @@ def test_doctor_lists_the_package_with_its_reason(tmp_path):
                          timeout=120)
     row = next(line for line in out.stdout.splitlines() if "thunder-executor-triton" in line)
     assert "triton: available" in row
+
+
+def test_without_the_interpreter_it_plans_in_process_and_refuses_to_run(tmp_path):
+    """A fresh process without TRITON_INTERPRET (the machine's normal state): tc.plan compiles
+    in the process itself (no worker), tc.jit refuses the executor with its reason."""
+    script = textwrap.dedent("""
+        import torch, thunder_core as tc
+        from torch._subclasses.fake_tensor import FakeTensorMode
+        from thunder_executor_triton.plugin import TRITON
+        import thunder_executor_triton.aot as aot
+        with FakeTensorMode():
+            x = torch.randn(64, 128, device="cuda", dtype=torch.bfloat16)
+        p = tc.plan(lambda x: torch.softmax(x * 2, -1).sum(0), x, target="h100", executors=[TRITON, "torch"])
+        kinds = sorted(a.kind for arts in p.artifacts.values() for a in arts)
+        assert kinds == ["cubin"] * 2 + ["ptx"] * 2 + ["source"] * 2, kinds
+        assert not aot._POOL
+        try:
+            tc.jit(lambda x: x * 2, executors=[TRITON, "torch"])(torch.randn(3))
+        except RuntimeError as e:
+            assert "no CUDA device; set TRITON_INTERPRET=1" in str(e), e
+        else:
+            raise AssertionError("ran without the interpreter")
+        print("ok")
+    """)
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "executors" / "triton"), env.get("PYTHONPATH", "")])
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    if torch.cuda.is_available():
+        pytest.skip("a CUDA device is present: the executor runs")
+    assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stderr[-3000:]
