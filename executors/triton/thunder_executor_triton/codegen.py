@@ -244,6 +244,8 @@ def generate(region, device_type: str, bandwidth_gbs: float = 0.0, name: str = "
                               f"shape {list(shape)}")
         if space in ("row", "rowvec") and _strip(pshape) in (row_shape, _strip((*shape[:-1], 1))):
             off = "rows"  # one value per row, rows in order
+        elif row and space == "full" and _strip(pshape) == (cols,):
+            off, m = "cols", f"(cols < {cols})"  # a weight/bias along the row: one [1, BLOCK_C] load
         elif _strip(pshape) == _strip(shape):
             off = base
         else:

@@ -104,6 +104,8 @@ def generate_column(region, leaf_list, device_type: str, name: str = "triton_reg
                 raise Unsupported(f"the input {p.name} of shape {list(pshape)} does not broadcast to {list(shape)}")
             if _strip(pshape) == _strip(shape):
                 off = "offs"
+            elif _strip(pshape) == (ncols,) and len(col_shape) == 1:
+                off = "cols"  # constant over the rows: one [1, BLOCK_C] load per step
             else:
                 terms, stride, offset = [], 1, len(shape) - len(pshape)
                 for d in range(len(pshape) - 1, -1, -1):
@@ -115,7 +117,8 @@ def generate_column(region, leaf_list, device_type: str, name: str = "triton_reg
                         terms.append(idx if stride == 1 else f"{idx} * {stride}")
                     stride *= pshape[d]
                 off = " + ".join(reversed(terms))
-            line, space = f"    {var} = tl.load({ptr} + {off}, mask=mask){conv}", "full"
+            m = "cmask" if off == "cols" else "mask"
+            line, space = f"    {var} = tl.load({ptr} + {off}, mask={m}){conv}", "full"
         (loop if section == "loop" else post).append(line + f"  # {p.name}")
         env[key] = (var, kind, space)
         return env[key]
