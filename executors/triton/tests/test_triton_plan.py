@@ -131,7 +131,7 @@ def test_without_the_interpreter_it_plans_in_process_and_refuses_to_run(tmp_path
         p = tc.plan(lambda x: torch.softmax(x * 2, -1).sum(0), x, target="h100", executors=[TRITON, "torch"])
         kinds = sorted(a.kind for arts in p.artifacts.values() for a in arts)
         assert kinds == ["cubin"] * 2 + ["ptx"] * 2 + ["source"] * 2, kinds
-        assert not aot._POOL
+        assert not aot._WORKER  # compiled in this process
         try:
             tc.jit(lambda x: x * 2, executors=[TRITON, "torch"])(torch.randn(3))
         except RuntimeError as e:
@@ -146,3 +146,26 @@ def test_without_the_interpreter_it_plans_in_process_and_refuses_to_run(tmp_path
     if torch.cuda.is_available():
         pytest.skip("a CUDA device is present: the executor runs")
     assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stderr[-3000:]
+
+
+def test_a_script_under_the_interpreter_plans_through_the_worker(tmp_path):
+    """Under TRITON_INTERPRET=1, AOT compiles run in a worker process; a user's script with no
+    ``if __name__ == "__main__"`` guard must not be re-imported by it."""
+    script = tmp_path / "user_script.py"
+    script.write_text(textwrap.dedent("""
+        import torch, thunder_core as tc
+        from torch._subclasses.fake_tensor import FakeTensorMode
+        from thunder_executor_triton.plugin import TRITON
+        import thunder_executor_triton.aot as aot
+        print("script body ran")
+        with FakeTensorMode():
+            x = torch.randn(64, 128, device="cuda", dtype=torch.float16)
+        p = tc.plan(lambda x: torch.relu(x) * 2, x, target="a100", executors=[TRITON, "torch"])
+        (arts,) = p.artifacts.values()
+        assert [a.kind for a in arts] == ["source", "ptx", "cubin"] and aot._WORKER
+    """))
+    env = dict(os.environ, TRITON_INTERPRET="1")
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "executors" / "triton"), env.get("PYTHONPATH", "")])
+    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.count("script body ran") == 1

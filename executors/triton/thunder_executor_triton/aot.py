@@ -3,7 +3,9 @@
 Where kernels run in Triton's interpreter (``TRITON_INTERPRET=1``, read when triton is
 imported), every ``@triton.jit`` function, triton's own library included, is an interpreted
 one and cannot be compiled for a GPU in that process. Compiles then run in one worker process
-started without the interpreter (and kept for later compiles); otherwise here.
+(``python -m thunder_executor_triton.aot``, started without the interpreter and kept for later
+compiles; a plain subprocess, so the user's main module is never re-imported as
+multiprocessing's spawn would), and otherwise here.
 
 Nothing in this module imports triton at import time: the worker must set its environment
 before triton loads.
@@ -13,15 +15,13 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import pickle
+import subprocess
+import sys
 import threading
 
-_POOL: list = []
+_WORKER: list = []
 _LOCK = threading.Lock()
-
-
-def _worker_init():
-    os.environ["TRITON_INTERPRET"] = "0"
-    os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # Triton 3.9's default, without its warning
 
 
 def compile_file(path: str, name: str, signature: dict, constexprs: dict, arch: int, num_warps: int) -> dict:
@@ -40,17 +40,52 @@ def compile_file(path: str, name: str, signature: dict, constexprs: dict, arch: 
             "num_warps": md.num_warps, "name": md.name, "triton": triton.__version__}
 
 
+def _worker() -> subprocess.Popen:
+    if _WORKER and _WORKER[0].poll() is None:
+        return _WORKER[0]
+    env = dict(os.environ, TRITON_INTERPRET="0", PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    env.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # Triton 3.9's default, without its warning
+    proc = subprocess.Popen([sys.executable, "-m", "thunder_executor_triton.aot"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, env=env)
+    _WORKER[:] = [proc]
+    return proc
+
+
 def compile_for_gpu(path: str, name: str, signature: dict, constexprs: dict, arch: int, num_warps: int) -> dict:
     import triton
 
     if not triton.knobs.runtime.interpret:
         return compile_file(path, name, signature, constexprs, arch, num_warps)
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
     with _LOCK:
-        if not _POOL:
-            _POOL.append(ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=_worker_init))
-        pool = _POOL[0]
-    return pool.submit(compile_file, path, name, signature, constexprs, arch, num_warps).result()
+        proc = _worker()
+        pickle.dump((path, name, signature, constexprs, arch, num_warps), proc.stdin)
+        proc.stdin.flush()
+        try:
+            ok, result = pickle.load(proc.stdout)
+        except EOFError:
+            raise RuntimeError(f"the Triton compile worker exited (status {proc.wait()})") from None
+    if not ok:
+        raise RuntimeError(f"compiling {name} ({path}) for sm_{arch} failed in the worker: {result}")
+    return result
+
+
+def _serve(stdout):
+    """The worker's loop: one pickled request in, one pickled (ok, result) out."""
+    stdin = sys.stdin.buffer
+    while True:
+        try:
+            request = pickle.load(stdin)
+        except EOFError:
+            return
+        try:
+            reply = (True, compile_file(*request))
+        except Exception as e:  # noqa: BLE001  (reported to the parent)
+            reply = (False, f"{type(e).__name__}: {e}")
+        pickle.dump(reply, stdout)
+        stdout.flush()
+
+
+if __name__ == "__main__":
+    replies = sys.stdout.buffer
+    sys.stdout = sys.stderr  # anything printed while compiling must not corrupt the replies
+    _serve(replies)
