@@ -6,15 +6,15 @@ import torch
 from torch._subclasses.fake_tensor import FakeTensorMode
 
 import thunder_core as tc
-from thunder_core.examples import models as M
+from thunder_core.examples.models import CNN, MLP, GPTBlock, LlamaBlock
 from thunder_executor_triton.plugin import TRITON
 from triton_helpers import TRITON_HERE, triton_regions
 
 CASES = {
-    "MLP": (M.MLP, (8, 32)),
-    "CNN": (M.CNN, (2, 3, 16, 16)),
-    "GPTBlock": (M.GPTBlock, (2, 8, 64)),
-    "LlamaBlock": (M.LlamaBlock, (2, 32, 64)),
+    "MLP": (MLP, (8, 32)),
+    "CNN": (CNN, (2, 3, 16, 16)),
+    "GPTBlock": (GPTBlock, (2, 8, 64)),
+    "LlamaBlock": (LlamaBlock, (2, 32, 64)),
 }
 
 

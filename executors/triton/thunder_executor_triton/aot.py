@@ -13,6 +13,7 @@ before triton loads.
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import os
 import pickle
@@ -49,6 +50,19 @@ def _worker() -> subprocess.Popen:
                             stdout=subprocess.PIPE, env=env)
     _WORKER[:] = [proc]
     return proc
+
+
+@atexit.register
+def _stop_worker():
+    for proc in _WORKER:
+        proc.stdin.close()  # the worker's loop ends at EOF
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
+    _WORKER.clear()
 
 
 def compile_for_gpu(path: str, name: str, signature: dict, constexprs: dict, arch: int, num_warps: int) -> dict:
