@@ -31,6 +31,13 @@ venv .venv "$py311"
 .venv/bin/python -m pip install -q -c constraints.txt --no-build-isolation -e . -e executors/torch -e tests/plugins/thunder_test_plugin 2>/dev/null \
   || .venv/bin/python -m pip install -q -c constraints.txt -e . -e executors/torch -e tests/plugins/thunder_test_plugin
 
+# ---- the triton executor (executors/triton): Triton's wheel (with ptxas, for ahead-of-time
+# PTX/cubin without a GPU) and numpy (its CPU interpreter, TRITON_INTERPRET=1, runs the kernels)
+.venv/bin/python -m pip install -q -c constraints.txt triton==3.9.0 numpy
+.venv/bin/python -m pip install -q -c constraints.txt --no-build-isolation -e executors/triton 2>/dev/null \
+  || .venv/bin/python -m pip install -q -c constraints.txt -e executors/triton
+# ----
+
 echo "== Python 3.11: full suite"
 .venv/bin/python -m pytest -q "$@"
 

@@ -1,0 +1,36 @@
+"""Column kernels (reductions over leading dims, with elementwise prologue and
+epilogue) under Triton's interpreter, against eager PyTorch."""
+
+import pytest
+import torch
+
+import thunder_core as tc
+from triton_helpers import close, jit, triton_regions
+
+FUNCTIONS = {
+    "bias_grad_sum": lambda x, b: x.reshape(-1, x.shape[-1]).sum(0),
+    "prologue_and_epilogue": lambda x, b: torch.tanh((x * 2 + b).sum((0, 1)) * 0.5) + b,
+    "amax_amin": lambda x, b: x.reshape(-1, x.shape[-1]).amax(0) - x.reshape(-1, x.shape[-1]).amin(0),
+    "keepdim_mean": lambda x, b: (x - b).mean((0, 1), keepdim=True),
+    "first_dim_of_three": lambda x, b: (x * b).sum(0, keepdim=True),  # a broadcast embedding's gradient
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16], ids=str)
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_column_kernels_match_eager(name, dtype):
+    torch.manual_seed(9)
+    fn = FUNCTIONS[name]
+    x, b = torch.randn(3, 70, 37, dtype=dtype), torch.randn(37, dtype=dtype)  # 210 ragged rows, 37 columns
+    jf = jit(fn)
+    close(jf(x, b), fn(x, b), dtype)
+    final = tc.last_traces(jf)[-1]
+    assert triton_regions(final), final.python()
+    assert not any(b.sym.id in ("ltorch.sum", "ltorch.amax", "ltorch.mean") for b in final.bound_symbols)
+
+
+def test_a_value_reduced_and_reused_over_rows_is_not_one_column_kernel():
+    x = torch.randn(40, 24)
+    fn = lambda x: x - x.mean(0)  # noqa: E731  (two passes over the rows)
+    jf = jit(fn)
+    close(jf(x), fn(x), torch.float32)
