@@ -48,6 +48,11 @@ conformance_plugin=$(.venv/bin/python -c "import importlib.metadata as m; print(
   --thunder-executor torch --thunder-ops "add,mul,div,exp,tanh,where,sum,amax,softmax"
 .venv/bin/python -m pytest -q $conformance_plugin --pyargs thunder_core.testing.conformance \
   --thunder-executor inductor --thunder-ops "add,mul,exp,sum" --thunder-max-examples 5
+echo "== Python 3.11: conformance kit: triton executor (its CPU interpreter, then planned for an H100)"
+TRITON_INTERPRET=1 .venv/bin/python -m pytest -q $conformance_plugin --pyargs thunder_core.testing.conformance \
+  --thunder-executor triton --thunder-ops "add,mul,exp,tanh,softmax" --thunder-max-examples 5
+.venv/bin/python -m pytest -q $conformance_plugin --pyargs thunder_core.testing.conformance \
+  --thunder-executor triton --thunder-ops "add,mul,exp,softmax" --thunder-target h100
 # ---- end of the conformance kit
 
 for v in 3.12 3.13; do

@@ -43,7 +43,7 @@ class Claims:
     def report(self) -> str:
         only_region = sorted(set(self.in_region) - self.alone)
         if self.unsupported is not None:
-            return f"executor {self.executor!r} cannot compile for this target: it {self.unsupported}"
+            return f"executor {self.executor!r} cannot be checked for this target: {self.unsupported}"
         lines = [f"executor {self.executor!r} claims {len(self.symbols)} of {self.probed} selected torch-level "
                  f"symbols: {len(self.alone)} alone, {len(only_region)} only inside regions"]
         if self.alone:
@@ -166,7 +166,11 @@ def discover(executor, opdefs, target="cpu") -> Claims:
     from .cases import PARTNERS
 
     model = CostModel(target)
-    unsupported = executor.supports(model.profile)
+    if model.profile.device_type == "cpu":  # run here: the executor must be able to run on this machine
+        unsupported = executor.unavailable() or (None if "cpu" in executor.device_types else
+                                                 f"runs on {', '.join(executor.device_types)}, not cpu")
+    else:                                   # planned for a target: nothing runs
+        unsupported = executor.supports(model.profile)
 
     table = executor.implementations()
     claims = Claims(executor.name, unsupported=unsupported)

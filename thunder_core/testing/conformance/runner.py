@@ -218,15 +218,14 @@ def target_plan(kit, sid):
 
 
 def declaration(kit):
-    """The executor's declaration: a name that can name its regions, the plugin API version,
+    """The executor's declaration: a non-empty name, the plugin API version,
     a finite non-negative per-call overhead on the target, and a reason when unavailable."""
     import math
 
     from thunder_core.extend import API_VERSION, profile
 
     ex = kit.executor
-    assert ex.name.isidentifier(), (f"executor name {ex.name!r} is not a Python identifier: its regions print as "
-                                    f"'{ex.name}_region0' in traces, which must be valid Python")
+    assert isinstance(ex.name, str) and ex.name.strip(), f"executor name {ex.name!r}: a non-empty string is needed"
     assert ex.api_version == API_VERSION, f"{ex.name!r} declares api_version {ex.api_version}, the core's is " \
                                           f"{API_VERSION}"
     prof = profile(kit.target)
