@@ -3,7 +3,8 @@
 Checks the jitted model against eager, prints the final trace (what runs), which executor
 ran each region, and the per-call time of eager vs tc.jit, measured side by side; then trains
 it for a few AdamW steps next to eager, prints the start of the backward trace and the
-training step's time; then runs a Hugging Face GPT-2 (when ``transformers`` is installed) and
+training step's time; plans the same model for an H100 with fake cuda inputs (``tc.plan``:
+regions per executor, ahead-of-time artifacts); then runs a Hugging Face GPT-2 (when ``transformers`` is installed) and
 its ``generate`` through the jitted model.
 """
 
@@ -62,7 +63,28 @@ def main() -> int:
         jit_us = _median_us(jmodel, idx)
     print(f"\nper call (no_grad, median): eager {eager_us:.0f} us, tc.jit {jit_us:.0f} us "
           f"({jit_us / eager_us:.2f}x eager); cache hits {tc.cache_hits(jmodel)}, misses {tc.cache_misses(jmodel)}")
-    return 0 if ok and _train(model, jmodel, idx) and _hugging_face() else 1
+    return 0 if ok and _train(model, jmodel, idx) and _plan(model) and _hugging_face() else 1
+
+
+def _plan(model) -> bool:
+    """tc.plan of the same model for an H100, with fake cuda inputs: nothing runs."""
+    from collections import Counter
+
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    with FakeTensorMode():
+        idx = torch.randint(0, 256, (4, 32), device="cuda")
+    t = time.perf_counter()
+    plan = tc.plan(model, idx, target="h100")
+    ms = (time.perf_counter() - t) * 1e3
+    per = Counter(ex for ex, _ in plan.regions.values())
+    kinds = Counter(a.kind for arts in plan.artifacts.values() for a in arts)
+    print(f"\nplanned for an H100 with fake cuda inputs (tc.plan, nothing runs; {ms:.0f} ms): executors "
+          f"{', '.join(plan.executors)}; forward+backward regions by executor: {dict(per) or 'none'}; "
+          f"ahead-of-time artifacts: {dict(kinds) or 'none'}")
+    total = plan.explain().splitlines()
+    print("  " + "\n  ".join(line for line in total if line.startswith("estimated total")))
+    return bool(plan.traces) and bool(plan.backward_traces)
 
 
 def _hugging_face() -> bool:
