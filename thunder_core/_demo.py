@@ -109,7 +109,7 @@ def _hugging_face() -> bool:
         kw.pop("decoder_input_ids", None)
         tokens = jm.generate(**kw, max_new_tokens=6, do_sample=False)
         same_tokens = torch.equal(tokens, model.generate(**kw, max_new_tokens=6, do_sample=False))
-    print(f"\nHugging Face transformers GPT-2 (2 layers, n_embd 32, random weights), batch 2 x 16 with padding:")
+    print("\nHugging Face transformers GPT-2 (2 layers, n_embd 32, random weights), batch 2 x 16 with padding:")
     print(f"  tc.jit(model)(input_ids=..., attention_mask=...) returns a {type(out).__name__} equal to eager's: {same}")
     print(f"  first call {first_ms:.0f} ms; per call (no_grad, median) eager {eager_us:.0f} us, tc.jit {jit_us:.0f} us "
           f"({jit_us / eager_us:.2f}x eager)")
