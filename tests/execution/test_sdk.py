@@ -204,3 +204,16 @@ def test_an_executor_name_that_is_not_an_identifier_still_names_its_regions():
     f = tc.jit(fn, executors=[named, "torch"])
     x = torch.randn(4)
     assert torch.equal(f(x, x), fn(x, x)) and "my_fuser_region0" in tc.last_traces(f)[-1].python()
+
+
+def test_a_claim_function_can_decline_a_run_with_a_reason():
+    def claim(bsyms, ctx):
+        for i in range(len(bsyms) - 1):
+            if (bsyms[i].sym.id, bsyms[i + 1].sym.id) == ("ltorch.mul", "ltorch.add"):
+                ctx.decline(i, i + 2, "outputs of different shapes")
+        return []
+
+    ex = tx.Executor("picky", claim=claim, api_version=tx.API_VERSION)
+    f = tc.jit(lambda a, b: a * b + a, executors=[ex, "torch"])
+    f(torch.ones(2), torch.ones(2))
+    assert "declined: picky (ltorch.mul .. ltorch.add): outputs of different shapes" in tc.explain(f)

@@ -125,6 +125,14 @@ class ClaimContext:
             self._declined.append((key, Declined(self.executor.name, bsym.sym.id, reason)))
         return reason
 
+    def decline(self, start: int, end: int, reason: str) -> None:
+        """Record that this executor does not claim ``bsyms[start:end]`` and why (a reason
+        about the region as a whole, not one symbol: "outputs of different shapes", "a
+        reduction over a middle dim"); ``tc.explain`` shows it at ``bsyms[start]``."""
+        b = self.bsyms[start]
+        where = b.sym.id if end - start <= 1 else f"{b.sym.id} .. {self.bsyms[end - 1].sym.id}"
+        self._declined.append((id(b), Declined(self.executor.name, where, reason)))
+
     def claim(self, start: int, end: int, cost_us: float, lower, note: str = "") -> Claim:
         """A :class:`Claim` by this executor (a shorthand for ClaimFns)."""
         return Claim(self.executor.name, start, end, cost_us, lower, note)
@@ -138,8 +146,8 @@ class ClaimFn(Protocol):
     backward trace alike. Return any number of claims; overlapping ones compete. Use
     ``ctx.check(bsym)`` to honour your checkers while growing a region (the partitioner
     checks every symbol of a claimed region again and drops a claim covering a declined one),
-    ``ctx.region(start, end)`` for a region's boundary and ``ctx.region_us(region)`` for its
-    estimated cost.
+    ``ctx.region(start, end)`` for a region's boundary, ``ctx.region_us(region)`` for its
+    estimated cost, and ``ctx.decline(start, end, reason)`` to say why a run is not claimed.
 
     Example (fuse every run of two or more elementwise symbols)::
 
