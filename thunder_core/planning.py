@@ -101,11 +101,8 @@ def _faker(target: DeviceProfile):
     def fake(t):
         if not isinstance(t, torch.Tensor) or t.device.type == device.type:
             return t
-        if isinstance(t, FakeTensor):
-            mode_of = t.fake_mode
-        else:
-            mode_of = mode
-        with mode_of:
+        # (tracing never computes with them: tensors of different fake modes may meet in a plan)
+        with t.fake_mode if isinstance(t, FakeTensor) else mode:
             out = torch.empty_strided(t.shape, t.stride(), dtype=t.dtype, device=device)
         if isinstance(t, torch.nn.Parameter):
             return torch.nn.Parameter(out, requires_grad=t.requires_grad)
