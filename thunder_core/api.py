@@ -282,15 +282,21 @@ def _resolve_executors(spec):
         return chosen
     out = []
     for item in spec:
-        if isinstance(item, str):
-            if item not in installed:
-                raise ValueError(f"Unknown executor {item!r}. Installed executors: {', '.join(sorted(installed))}.")
-            item = installed[item]
+        item = executor_named(item, installed)
         reason = item.unavailable()
         if reason is not None:
             raise RuntimeError(f"Executor {item.name!r} cannot run here: {reason}.")
         out.append(item)
     return out
+
+
+def executor_named(item, installed):
+    """``item`` itself if it is an Executor, else the installed executor of that name."""
+    if not isinstance(item, str):
+        return item
+    if item not in installed:
+        raise ValueError(f"Unknown executor {item!r}. Installed executors: {', '.join(sorted(installed))}.")
+    return installed[item]
 
 
 def _call_module(module, *args, **kwargs):

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import torch
 import torch.utils._pytree as pytree
 
-from .api import JittedFunction, _call_module, lower
+from .api import JittedFunction, _call_module, executor_named, lower
 from .execution.claims import Region
 from .execution.cost import CostModel
 from .execution.profiles import DeviceProfile, profile
@@ -76,10 +76,7 @@ def _for_target(executors, target: DeviceProfile) -> list:
     else:
         chosen = []
         for item in executors:
-            if isinstance(item, str):
-                if item not in installed:
-                    raise ValueError(f"Unknown executor {item!r}. Installed executors: {', '.join(sorted(installed))}.")
-                item = installed[item]
+            item = executor_named(item, installed)
             reason = item.supports(target)
             if reason is not None:
                 raise ValueError(f"Executor {item.name!r} cannot plan for {target.name}: it {reason}.")

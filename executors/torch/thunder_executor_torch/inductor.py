@@ -17,7 +17,7 @@ import torch
 
 from thunder_core.extend import region_callable, region_key, torch_impls
 
-#: what inductor fuses, by op traits (thunder_core.ir.traits): ops with one of FUSIBLE_TRAITS
+#: what inductor fuses, by op traits (thunder_core.extend.TRAITS): ops with one of FUSIBLE_TRAITS
 #: and none of UNFUSED_TRAITS (random draws, writes, opaque calls, and normalizations, whose
 #: aten kernels (layer_norm...) beat the code inductor generates for them here)
 FUSIBLE_TRAITS = frozenset({"elementwise", "reduction", "shape", "view"})

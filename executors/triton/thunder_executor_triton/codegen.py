@@ -184,6 +184,16 @@ def full_shape(region, leaf_list) -> tuple:
     return shape
 
 
+def check_io(region) -> None:
+    """Raise Unsupported unless every input and output of ``region`` is a tensor of a dtype the
+    kernels handle."""
+    for p in (*region.inputs, *region.outputs):
+        if not isinstance(p, TensorProxy):
+            raise Unsupported(f"the scalar input {p.name} (constants are baked in; symbolic numbers are not)")
+        if p.dtype not in DTYPES:
+            raise Unsupported(f"{p.name} is {p.dtype}")
+
+
 def generate(region, device_type: str, bandwidth_gbs: float = 0.0, name: str = "triton_region") -> Kernel:
     """The kernel of ``region`` (raises :class:`Unsupported` with the reason)."""
     leaf_list = _leaves_of(region)
@@ -204,11 +214,7 @@ def generate(region, device_type: str, bandwidth_gbs: float = 0.0, name: str = "
             raise Unsupported(f"rows of {cols} elements (a row kernel holds at most {MAX_ROW} in one program)")
         row_shape = _strip(shape[:-1])
     inputs = list(region.inputs)
-    for p in (*inputs, *region.outputs):
-        if not isinstance(p, TensorProxy):
-            raise Unsupported(f"the scalar input {p.name} (constants are baked in; symbolic numbers are not)")
-        if p.dtype not in DTYPES:
-            raise Unsupported(f"{p.name} is {p.dtype}")
+    check_io(region)
     in_names = {p.name: f"in{k}" for k, p in enumerate(inputs)}
     env: dict = {}          # proxy name -> (expression, kind, space); see combine()
     body: list = []

@@ -25,7 +25,7 @@ import torch
 
 from thunder_core.extend import Proxy, TensorProxy
 
-from .codegen import DTYPES, Kernel, _arg, _pow2, _strip, aligns
+from .codegen import DTYPES, Kernel, _arg, _pow2, _strip, aligns, check_io
 from .ops import TEMPLATES, Unsupported, literal
 
 COLUMN_REDUCTIONS = {"prims.sum": ("0.0", "+"), "prims.amax": ('-float("inf")', "max"),
@@ -65,11 +65,7 @@ def generate_column(region, leaf_list, device_type: str, name: str = "triton_reg
     big = numel >= 2 ** 31 - 1
     col_shape = _strip(shape[lead:])
     inputs = list(region.inputs)
-    for p in (*inputs, *region.outputs):
-        if not isinstance(p, TensorProxy):
-            raise Unsupported(f"the scalar input {p.name} (constants are baked in; symbolic numbers are not)")
-        if p.dtype not in DTYPES:
-            raise Unsupported(f"{p.name} is {p.dtype}")
+    check_io(region)
     in_names = {p.name: f"in{k}" for k, p in enumerate(inputs)}
     loop: list = []     # statements inside the loop over rows
     post: list = []     # after it
