@@ -38,9 +38,6 @@ class JittedFunction:
     def __init__(self, fn, executors=None, cache="constant values", sharp_edges=None, transforms=()):
         if cache not in CACHE_MODES:
             raise ValueError(f"cache={cache!r} is not one of {', '.join(map(repr, CACHE_MODES))}.")
-        if cache == "symbolic values":
-            raise NotImplementedError('cache="symbolic values" is not available yet; use "constant values" (the '
-                                      'default), "same input" or "no caching".')
         self._transforms = _resolve_transforms(transforms)
         from .sharp_edges import checkers, resolve_levels
 
@@ -88,7 +85,7 @@ class JittedFunction:
         from .sharp_edges import run_checkers
 
         cap = capture(self._target, args, kwargs, arg_names=self.arg_names, record_opaque_calls=self._record_opaque,
-                      what=self.__qualname__)
+                      what=self.__qualname__, symbolic=self.cache == "symbolic values")
         run_checkers(cap, self._sharp_levels)
         epilogue, epilogue_source, results = build_epilogue(cap, args, kwargs, cap.trace.output)
         if epilogue is not None:  # the computation returns what the epilogue needs; it returns the output

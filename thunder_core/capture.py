@@ -25,11 +25,11 @@ from .frontend.native import MODULE_TABLES
 from .frontend.provenance import ARG, ATTR, CALL, CELL, GLOBAL, ITEM, ITER, KWARG, Provenance
 from .ir import NumberProxy, Proxy, TensorProxy, Trace, TracingError, tracing
 from .ir.printing import PRINTER_GLOBALS
-from .ir.proxies import is_valid_name
+from .ir.proxies import is_valid_name, number_proxy
 from .user_errors import annotate
 # what a capture records (guard kinds, Guard, Capture) is defined with the guards; re-exported here
 from .guards.record import BOUND, EQUALS, IDENTITY, LENGTH, NO_HOOKS, SAME_AS, TENSOR, TYPE  # noqa: F401
-from .guards.record import VALUES, Capture, Guard  # noqa: F401
+from .guards.record import PREDICATE, VALUES, Capture, Guard  # noqa: F401
 from . import plugins
 from .ops import TORCH_CALLS
 
@@ -82,6 +82,13 @@ class _CaptureTrace(Trace):
         I.recorder.guard(prov, VALUES, v)
         return v
 
+    def specialize(self, p, kind, value):
+        """A symbolic number's value is needed (``bool``, ``int``...): guard it (PREDICATE)."""
+        I = self.interp
+        if I is None:
+            raise TypeError(f"the symbolic number {p.name} needs a concrete value after tracing ended")
+        I.recorder.guard(None, PREDICATE, (p, kind, value), key=(id(p), kind))
+
     def resolve_inputs(self, args, kwargs):
         I = self.interp
         if I is None:
@@ -92,8 +99,10 @@ class _CaptureTrace(Trace):
 class _Recorder:
     """Turns values entering the interpreted call into proxies and guards."""
 
-    def __init__(self, cap: Capture, arg_names):
+    def __init__(self, cap: Capture, arg_names, symbolic=False):
         self.cap = cap
+        self.symbolic = symbolic   # cache="symbolic values": numbers among the arguments become symbolic
+        self.numbers: dict = {}    # provenance -> its symbolic NumberProxy
         self.proxies: dict[int, tuple[object, TensorProxy, Provenance]] = {}
         self.seen_guards: set = set()
         self.arg_names = arg_names
@@ -113,8 +122,8 @@ class _Recorder:
             if e.kind in (ev.DELETE_GLOBAL, ev.DELETE_CELL):
                 self.guard(e.prov, BOUND, None)
 
-    def guard(self, prov, kind, value):
-        key = (prov, kind)
+    def guard(self, prov, kind, value, key=None):
+        key = key or (prov, kind)
         if key not in self.seen_guards:
             self.seen_guards.add(key)
             self.cap.guards.append(Guard(prov, kind, value))
@@ -136,6 +145,14 @@ class _Recorder:
             return p
         if isinstance(value, Proxy):
             return value
+        if self.symbolic and type(value) in _SYMBOLIC_TYPES and _is_argument(prov):
+            p = self.numbers.get(prov)
+            if p is None:
+                p = self.numbers[prov] = self.cap.trace.add_input(
+                    number_proxy(type(value), hint=value, name=self._name(prov)))
+                self.cap.inputs.append((prov, p))
+                self.guard(prov, TYPE, type(value))
+            return p
         if isinstance(value, _EQ_TYPES):
             self.guard(prov, EQUALS, value)
         elif isinstance(value, torch.nn.Module):
@@ -208,6 +225,21 @@ class _Recorder:
         if is_valid_name(name) and name not in trace._names and name not in PRINTER_GLOBALS:
             return name
         return None
+
+
+_SYMBOLIC_TYPES = (int, float, bool)
+
+
+def _is_argument(prov) -> bool:
+    """True for a value passed in the call (an argument, or an item of one), not an attribute
+    of an object (a module's hyper-parameters stay constants)."""
+    while prov is not None:
+        if prov.kind == ATTR or prov.kind == CALL:
+            return False
+        if prov.kind in (ARG, KWARG):
+            return True
+        prov = prov.parent
+    return False
 
 
 def _has_raw(values) -> bool:
@@ -292,8 +324,23 @@ def _is_torch_callable(fn) -> bool:
     return getattr(fn, "__objclass__", None) is torch._C.TensorBase or getattr(fn, "__self__", None) is torch._C._nn
 
 
+def _drop_unused_numbers(trace):
+    """Remove number primitives nothing uses: a branch's predicate (``b0 = py_gt(n, 5)``) is
+    a guard of the prologue, not a computation."""
+    from .ir import flat_proxies
+
+    live = {id(p) for p in flat_proxies(trace.output)}
+    kept = []
+    for b in reversed(trace.bound_symbols):
+        if b.sym.id.startswith("prims.py_") and not any(id(o) in live for o in b.flat_outs):
+            continue
+        kept.append(b)
+        live.update(id(p) for p in b.flat_args)
+    trace.bound_symbols = kept[::-1]
+
+
 def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_opaque_calls=False,
-            what=None) -> Capture:
+            what=None, symbolic=False) -> Capture:
     """Trace ``fn(*args, **kwargs)``; see the module docstring."""
     lookasides = plugins.registry().cached("capture.lookasides", _merged_lookasides)
     name = getattr(fn, "__name__", "fn")
@@ -305,7 +352,7 @@ def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_o
         if isinstance(fn, types.MethodType):
             arg_names = arg_names[1:]
     cap.arg_names = arg_names
-    rec = _Recorder(cap, arg_names)
+    rec = _Recorder(cap, arg_names, symbolic)
     I = TracingInterpreter(lookasides={**lookasides, **(extra_lookasides or {})}, on_enter=rec.on_enter,
                            record_opaque_calls=record_opaque_calls)
     I.recorder = rec
@@ -330,5 +377,7 @@ def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_o
         undo.restore()
         trace.interp = None
     trace.output = out
+    if rec.numbers:
+        _drop_unused_numbers(trace)
     cap.events, cap.outside = I.events, I.outside
     return cap

@@ -24,7 +24,7 @@ What is here, by purpose:
   region in an execution trace);
 * cost: :class:`DeviceProfile`, :data:`PROFILES`, :func:`profile`, :class:`CostModel`;
 * ops: traits (:data:`TRAITS`, :func:`traits`, :func:`has_trait`), the symbol tables
-  (:func:`symbols`, :func:`prims`, :func:`torch_impls`), and the decorators that define ops
+  (:func:`symbols`, :func:`prims`, :func:`torch_impls`, :func:`python_impls`), and the decorators that define ops
   (:func:`torch_op`, :func:`prim`, the torch-style namespaces :data:`T` and :data:`F`);
 * the IR: :class:`Trace`, :class:`Symbol`, :class:`BoundSymbol`, :class:`Proxy`,
   :class:`TensorProxy`, :class:`NumberProxy`, :func:`flat_proxies`;
@@ -136,10 +136,21 @@ def torch_impls():
     return MappingProxyType(TORCH_IMPLS)
 
 
+def python_impls():
+    """``{symbol id: callable}`` of the host primitives on Python numbers (``"prims.py_add"``:
+    ``operator.add``; see ``thunder_core.ops.prims_number``), read-only. Symbolic numbers
+    (``cache="symbolic values"``) put them in traces; an executor that runs whole traces (the
+    torch executor) implements them with these functions, fusing executors leave them alone
+    (they carry no op trait)."""
+    from .ops.prims_number import NUMBER_OPS
+
+    return MappingProxyType({f"prims.py_{name}": fn for name, fn in NUMBER_OPS.items()})
+
+
 __all__ = [
     "API_VERSION", "Artifact", "BoundSymbol", "Checker", "Claim", "ClaimContext", "ClaimFn", "CostModel",
     "DeviceProfile", "Executor", "F", "NumberProxy", "PROFILES", "PluginWarning", "Proxy", "Region",
     "SharpEdge", "SharpEdgeChecker", "Symbol", "T", "TRAITS", "TensorProxy", "Trace", "flat_proxies",
-    "has_trait", "hookimpl", "prim", "prims", "profile", "region_callable", "region_key", "region_of", "register",
+    "has_trait", "hookimpl", "prim", "prims", "profile", "python_impls", "region_callable", "region_key", "region_of", "register",
     "registry", "symbols", "tensor_leaves", "torch_impls", "torch_op", "traits", "unregister", "with_tensors",
 ]  # sorted; tests/execution/test_sdk.py pins it

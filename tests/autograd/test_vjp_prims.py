@@ -12,6 +12,8 @@ from __future__ import annotations
 import pytest
 import torch
 
+from thunder_core.ops.prims_number import NUMBER_OPS
+
 from thunder_core.ir import Trace, tracing, verify
 from thunder_core.ops.registry import PRIMS
 from thunder_core.transforms import vjp as V
@@ -223,6 +225,7 @@ NO_RULE = {
     "prims.bernoulli_noise": "random noise: eager's mask has no gradient either",
     "prims.floor_divide": "eager raises 'derivative for aten::floor_divide is not implemented'; so does the fallback",
     "prims.real": "complex: the PyTorch fallback", "prims.imag": "complex: the PyTorch fallback",
+    **{f"prims.py_{n}": "Python numbers: no gradient flows through them" for n in NUMBER_OPS},
 }
 
 

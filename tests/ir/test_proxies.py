@@ -58,7 +58,8 @@ def test_truth_value_is_an_error():
     with pytest.raises(TypeError, match=r"truth value of a tensor computed inside the jitted function \(t0 in the trace\) is not known"):
         bool(make())
     with pytest.raises(TypeError, match=r"truth value of a number computed inside the jitted function \(i0 in the trace\)"):
-        bool(NumberProxy("i0", int, 1))
+        bool(NumberProxy("i0", int))
+    assert bool(NumberProxy("i1", int, 1)) is True  # a number known while tracing is a constant
 
 
 def test_names_come_from_the_current_trace():

@@ -10,6 +10,7 @@ import thunder_core.ops  # noqa: F401 - defines every symbol
 from thunder_core.ir import TENSOR_METHODS, BoundSymbol, Trace, tracing
 from thunder_core.ir.traits import NON_TRAIT_TAGS, TRAITS, has_trait, traits
 from thunder_core.ops import ltorch, prims, registry
+from thunder_core.ops.prims_number import NUMBER_OPS
 from thunder_core.ops.registry import OPDEFS, PRIMS, SYMBOLS, torch_op
 from thunder_core.transforms import remat
 
@@ -28,6 +29,8 @@ NO_TRAIT = {
     "ltorch.glu",          # not elementwise: each output reads two elements half the dim apart
     "ltorch.interpolate",  # by mode a gather (nearest) or weighted sums of neighbours (linear, bicubic, area)
     "prims.device_put",    # a copy to another device, no computation
+    # arithmetic on Python numbers (symbolic values): host computations, no tensor
+    *(f"prims.py_{n}" for n in NUMBER_OPS),
 }
 
 

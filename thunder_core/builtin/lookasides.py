@@ -30,10 +30,10 @@ def _module_call(I, args, kwargs):
 def _type(I, args, kwargs):
     # type(x) of a traced tensor is the tensor's type (torch.Tensor, nn.Parameter), as in eager;
     # isinstance and x.__class__ need nothing: the proxy reports that class itself.
-    from ..ir import TensorProxy
+    from ..ir import NumberProxy, TensorProxy
 
-    if len(args) == 1 and not kwargs and isinstance(args[0], TensorProxy):
-        return args[0].__class__
+    if len(args) == 1 and not kwargs and isinstance(args[0], (TensorProxy, NumberProxy)):
+        return args[0].__class__  # a symbolic number's Python type
     return type(*args, **kwargs)
 
 

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 
 import torch
 
-from .record import BOUND, EQUALS, IDENTITY, LENGTH, NO_HOOKS, SAME_AS, TENSOR, TYPE, VALUES, Capture
+from .predicates import describe, render
+from .record import BOUND, EQUALS, IDENTITY, LENGTH, NO_HOOKS, PREDICATE, SAME_AS, TENSOR, TYPE, VALUES, Capture
 from ..frontend.native import MODULE_TABLES
 from ..frontend.provenance import ARG, ATTR, BUILTIN, CALL, CELL, GLOBAL, ITEM, ITER, KWARG, MODULE
 from ..ir.codegen import compile_function
@@ -146,7 +147,11 @@ def build_prologue(cap: Capture, args, kwargs, *, check=True) -> Prologue:
     b = _Builder(args, kwargs)
     unchecked, tensors = [], []
     if check:
+        b.number_inputs = {id(p): prov for prov, p in cap.inputs}
         for g in cap.guards:
+            if g.kind == PREDICATE:
+                _emit_predicate(b, *g.value)
+                continue
             try:
                 var = b.fetch(g.prov)
             except NotRefetchable:
@@ -189,6 +194,17 @@ def _batch_tensor_check(b: _Builder, tensors) -> bool:
     what = "; ".join(f"{var}: {g.describe()}" for var, g in tensors[:4]) + ("; ..." if len(tensors) > 4 else "")
     b.check(f"not {b.const(tg, 'TG')}.check({names})", f"tensors (and strides): {what}")
     return True
+
+
+def _emit_predicate(b: _Builder, p, kind: str, value):
+    """A guard on a symbolic number: the predicate's outcome, or the number's value, computed
+    again from this call's inputs (see guards/predicates.py)."""
+    expr = render(p, lambda q: b.fetch(b.number_inputs[id(q)]), lambda fn: b.const(fn, "F"), b.literal)
+    why = describe(p, kind, value)
+    if kind == "truth":
+        b.check(f"not {expr}" if value else expr, why)
+    else:
+        b.check(f"{expr} != {b.literal(value)}", why)
 
 
 def _emit_check(b: _Builder, var: str, g):

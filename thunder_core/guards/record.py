@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from ..frontend.provenance import ARG, Provenance
 from ..ir import Trace
+from .predicates import describe
 
 # guard kinds
 TENSOR = "tensor"        # value: (shape, dtype, device, requires_grad)
@@ -29,6 +30,7 @@ SAME_AS = "same-as"      # value: provenance of the first path to the same tenso
 NO_HOOKS = "no-hooks"    # nn.Module without hooks (value: None)
 BOUND = "bound"          # the path must still exist (a global or cell the function deletes)
 VALUES = "values"        # value: a small tensor's contents (tolist()) an op's result shapes depend on
+PREDICATE = "predicate"  # prov None; value: (symbolic NumberProxy, "truth" | "equals", its value this call)
 
 @dataclass
 class Guard:
@@ -42,6 +44,8 @@ class Guard:
             return f"tensor {tuple(shape)} {dtype} {device}{' requires_grad' if rg else ''}"
         if self.kind == VALUES:
             return f"values {self.value!r:.60}"
+        if self.kind == PREDICATE:
+            return describe(*self.value)
         if self.kind in (IDENTITY, TYPE):
             v = self.value
             return f"{self.kind} {getattr(v, '__qualname__', None) or type(v).__name__}"
@@ -51,7 +55,7 @@ class Guard:
 @dataclass
 class Capture:
     trace: Trace
-    inputs: list = field(default_factory=list)     # [(Provenance, TensorProxy)]
+    inputs: list = field(default_factory=list)     # [(Provenance, TensorProxy | symbolic NumberProxy)]
     guards: list = field(default_factory=list)     # [Guard]
     events: list = field(default_factory=list)     # the interpreter's event log
     outside: dict = field(default_factory=dict)    # the interpreter's id -> (object, provenance) table

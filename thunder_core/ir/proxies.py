@@ -20,8 +20,9 @@ trailing-underscore method (``t += u`` calls ``TENSOR_METHODS["add_"](t, u)``). 
 operator-to-key mapping is :data:`OPERATORS`.
 
 Numbers: under "constant values" caching a :class:`NumberProxy` carries its ``value``;
-``value=None`` is a number known only by type (room for "symbolic values"). Tensor shapes
-are tuples of ints for now.
+under "symbolic values" it is symbolic (``value=None``, ``hint``: this call's number), its
+arithmetic is recorded and what needs its value is guarded (see :class:`NumberProxy`).
+Tensor shapes are tuples of ints for now.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from typing import Any, Callable
 
 import torch
 
-__all__ = ["TENSOR_PROPERTIES", "Proxy", "TensorProxy", "NumberProxy", "TENSOR_METHODS", "OPERATORS", "tensor_proxy",
+__all__ = ["TENSOR_PROPERTIES", "Proxy", "TensorProxy", "NumberProxy", "NUMBER_METHODS", "TENSOR_METHODS", "OPERATORS", "tensor_proxy",
            "number_proxy", "proxy", "flat_proxies", "is_valid_name", "NUMBER_PREFIXES"]
 
 #: torch.Tensor method name -> callable (normally a Symbol) that records that method.
@@ -104,11 +105,23 @@ class NumberProxy(Proxy):
     """A Python number (int, float, bool or complex) in a trace.
 
     ``value`` is the number recorded at trace time, or None when only its type is known.
+
+    A *symbolic* number (``cache="symbolic values"``: an int/float/bool argument, and what
+    arithmetic makes of it) has ``value=None`` and ``hint``, the number it is while tracing.
+    Arithmetic and comparisons on it record ops through :data:`NUMBER_METHODS` (the result is
+    symbolic too, with ``expr = (function, args)`` saying how to compute it from its inputs).
+    What needs a concrete value specialises through the trace's ``specialize`` hook, which
+    records a guard the prologue checks on every call: ``bool(n)`` (``if``, ``while``,
+    ``min``/``max``) guards the outcome of the predicate, ``int(n)``/``float(n)``/
+    ``n.__index__()``/``format(n)`` guard that ``n`` equals its hint. ``n.__class__`` is the
+    number's Python type, so ``isinstance(n, int)`` answers as in eager.
     """
 
     name: str
     python_type: type
     value: Any = None
+    hint: Any = None
+    expr: Any = None
 
     def __post_init__(self):
         _check_name(self.name, "NumberProxy")
@@ -118,6 +131,115 @@ class NumberProxy(Proxy):
         if self.value is not None and type(self.value) is not self.python_type:
             raise TypeError(f"NumberProxy {self.name}: value {self.value!r} is a {type(self.value).__name__}, "
                             f"but python_type is {self.python_type.__name__}.")
+
+    @property
+    def symbolic(self) -> bool:
+        """True for a number whose value may differ on the next call (``hint`` is this call's)."""
+        return self.value is None and self.hint is not None
+
+    @property
+    def __class__(self):  # noqa: F811 - isinstance(n, int) as in eager; type(n) stays NumberProxy
+        return self.python_type if self.hint is not None else NumberProxy
+
+    def specialize(self, kind: str = "equals"):
+        """The concrete number, guarded: ``kind="equals"`` guards ``self == hint`` (int(),
+        float(), indexing), ``kind="truth"`` guards ``bool(self)`` (branches). A number with a
+        known ``value`` returns it without a guard."""
+        if self.value is not None:
+            return self.value if kind == "equals" else bool(self.value)
+        if self.hint is None:
+            raise TypeError(f"The number {self.name} has no value while tracing (only its type, "
+                            f"{self.python_type.__name__}, is known), so it cannot be used where a concrete value is "
+                            f"needed.")
+        v = self.hint if kind == "equals" else bool(self.hint)
+        from .trace import current_trace
+
+        trace = current_trace()
+        hook = getattr(trace, "specialize", None)
+        if hook is None:
+            raise TypeError(f"The symbolic number {self.name} needs a concrete value ({kind}), which only a capture "
+                            f"can guard; this trace ({getattr(trace, 'name', None)}) records no guards.")
+        hook(self, kind, v)
+        return v
+
+    def __bool__(self):
+        if self.value is None and self.hint is None:
+            return Proxy.__bool__(self)  # raises: a number computed from tensor values
+        return self.specialize("truth")
+
+    def __index__(self):
+        if self.python_type not in (int, bool):
+            raise TypeError(f"'{self.python_type.__name__}' object cannot be interpreted as an integer")
+        return int(self.specialize())
+
+    def __int__(self):
+        return int(self.specialize())
+
+    def __float__(self):
+        return float(self.specialize())
+
+    def __complex__(self):
+        return complex(self.specialize())
+
+    def __format__(self, spec):
+        if self.hint is None:
+            return format(str(self), spec)
+        return format(self.specialize(), spec)
+
+    def __str__(self):
+        # str(n) in the program is the number's text (guarded); repr stays the trace name
+        return self.name if self.hint is None else str(self.specialize())
+
+
+#: Python operator on numbers (``"add"``, ``"lt"``, ``"neg"``, ``"floor"``...) -> callable
+#: recording it (the ops package fills it with the ``prims.py_*`` symbols).
+NUMBER_METHODS: dict[str, Callable] = {}
+_NUMBER_BINARY = ("add sub mul truediv floordiv mod pow lshift rshift and or xor lt le gt ge eq ne").split()
+_NUMBER_UNARY = {"neg": "neg", "pos": "pos", "abs": "abs", "invert": "invert", "floor": "floor", "ceil": "ceil",
+                 "trunc": "trunc"}
+
+
+def _number_operand(x) -> bool:
+    return type(x) in NUMBER_PREFIXES or (type(x) is NumberProxy and x.hint is not None)
+
+
+def _number_operator(key: str, kind: str):
+    if kind == "binary":
+        def method(self, other):
+            if self.hint is None or not _number_operand(other):
+                return NotImplemented
+            return NUMBER_METHODS[key](self, other)
+    elif kind == "reflected":
+        def method(self, other):
+            if self.hint is None or not _number_operand(other):
+                return NotImplemented
+            return NUMBER_METHODS[key](other, self)
+    else:
+        def method(self):
+            if self.hint is None:
+                raise TypeError(f"The number {self.name} has no value while tracing; {key} needs one.")
+            return NUMBER_METHODS[key](self)
+    method.__name__ = method.__qualname__ = f"__{key}__"
+    return method
+
+
+for _key in _NUMBER_BINARY:
+    _dunder = {"and": "and", "or": "or"}.get(_key, _key)
+    setattr(NumberProxy, f"__{_dunder}__", _number_operator(_key, "binary"))
+    if _key not in ("lt", "le", "gt", "ge", "eq", "ne"):
+        setattr(NumberProxy, f"__r{_dunder}__", _number_operator(_key, "reflected"))
+for _dunder, _key in _NUMBER_UNARY.items():
+    setattr(NumberProxy, f"__{_dunder}__", _number_operator(_key, "unary"))
+
+
+def _round(self, ndigits=None):
+    if self.hint is None:
+        raise TypeError(f"The number {self.name} has no value while tracing; round() needs one.")
+    return NUMBER_METHODS["round"](self) if ndigits is None else NUMBER_METHODS["round"](self, ndigits)
+
+
+NumberProxy.__round__ = _round
+NumberProxy.__hash__ = object.__hash__  # defining __eq__ must not make proxies unhashable
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -327,11 +449,12 @@ def tensor_proxy(shape, dtype: torch.dtype, device, requires_grad: bool = False,
     return TensorProxy(_fresh_name("t", name), tuple(shape), dtype, torch.device(device), requires_grad, python_type)
 
 
-def number_proxy(python_type: type, value=None, *, name: str | None = None) -> NumberProxy:
-    """A new :class:`NumberProxy` named by the current trace (``i0``, ``f0``, ...), or ``name`` if given."""
+def number_proxy(python_type: type, value=None, *, name: str | None = None, hint=None, expr=None) -> NumberProxy:
+    """A new :class:`NumberProxy` named by the current trace (``i0``, ``f0``, ...), or ``name``
+    if given. ``hint`` (with ``value=None``) makes a symbolic number (see NumberProxy)."""
     if python_type not in NUMBER_PREFIXES:
         raise TypeError(f"number_proxy: python_type must be one of int, float, bool, complex, not {python_type!r}.")
-    return NumberProxy(_fresh_name(NUMBER_PREFIXES[python_type], name), python_type, value)
+    return NumberProxy(_fresh_name(NUMBER_PREFIXES[python_type], name), python_type, value, hint, expr)
 
 
 def proxy(value, *, name: str | None = None) -> Proxy:

@@ -171,12 +171,9 @@ def prepare(name: str, args, dtype: torch.dtype | None = None, shape=None) -> li
 
 
 def value_of(x, what: str):
-    """The Python value of a number or NumberProxy; raises if the proxy's value is unknown."""
+    """The Python value of a number or NumberProxy (a symbolic number specialises, guarded)."""
     if isinstance(x, NumberProxy):
-        if x.value is None:
-            raise NotImplementedError(f"{what} needs the value of the number {x.name}, which is symbolic here. Use "
-                                      f"cache='constant values' or pass a constant.")
-        return x.value
+        return x.specialize()
     return x
 
 

@@ -20,6 +20,8 @@ data to positions fixed by static arguments): consumers treat them as library ke
 
 from __future__ import annotations
 
+import operator
+
 import torch
 
 from ..ir import NumberProxy, TensorProxy, TracingError, tensor_proxy
@@ -100,7 +102,7 @@ def _basic(a: TensorProxy, entries):
             view.append(1)
             advanced.append((len(view) - 1, []))
         elif isinstance(e, NumberProxy) or (isinstance(e, int) and not isinstance(e, bool)):
-            n, i = a.shape[d], e.value if isinstance(e, NumberProxy) else e
+            n, i = a.shape[d], operator.index(e)  # a symbolic index specialises, guarded
             if not -n <= i < n:
                 raise IndexError(f"index {i} is out of bounds for dimension {d} with size {n}")
             lo[d], hi[d] = i % n, i % n + 1

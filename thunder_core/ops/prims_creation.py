@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from ..ir.printing import describe
 
+import operator
+
 import torch
 
 from ..ir import NumberProxy, tensor_proxy
@@ -38,7 +40,7 @@ def iota(length, *, start, step, dtype, device):
     _number("iota", "length", length)
     if step == 0:
         raise ValueError("prims.iota: step must be non-zero.")
-    n = length.value if isinstance(length, NumberProxy) else length
+    n = operator.index(length)  # a symbolic length specialises, guarded
     return _created("iota", (n,), dtype, device)
 
 

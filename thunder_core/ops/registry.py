@@ -277,9 +277,8 @@ def _to_fake(x, mode, swap=None):
                 t = t.requires_grad_(True).clone()
         return t
     if isinstance(x, NumberProxy):
-        if x.value is None:
-            raise NotImplementedError(f"a symbolic number ({x.name}) reached a fake-tensor meta function")
-        return x.value
+        # a fake-tensor meta needs the number: a symbolic one specialises (guarded by the capture)
+        return x.specialize()
     if isinstance(x, (list, tuple)):
         return type(x)(_to_fake(y, mode, swap) for y in x)
     if isinstance(x, dict):

@@ -28,8 +28,10 @@ _2_SQRT_PI, _SQRT_PI_2 = 2.0 / math.sqrt(math.pi), math.sqrt(math.pi) / 2.0
 
 
 def number(x):
-    """The Python value of a number argument (a NumberProxy's recorded value)."""
-    return getattr(x, "value", x)
+    """The Python value of a number argument (a NumberProxy's recorded value); a symbolic
+    number stays a proxy (arithmetic on it is recorded in the trace)."""
+    v = getattr(x, "value", None)
+    return x if v is None else v
 
 
 def _complex(b) -> bool:
