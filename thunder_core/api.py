@@ -103,7 +103,10 @@ class JittedFunction:
     def _compile_and_run(self, args, kwargs):
         self.misses += 1
         cap, traces, epilogue, epilogue_source = self._trace(args, kwargs)
-        computation, more, backward_traces, owner, explanation = self._lower(traces[-1])
+        from .ir.trace import guarding
+
+        with guarding(cap.specialize):  # what lowering specialises is guarded like the capture's reads
+            computation, more, backward_traces, owner, explanation = self._lower(traces[-1])
         traces += more
         exec_trace = traces.pop()
         if VERIFY_TRACES:
@@ -134,7 +137,7 @@ class JittedFunction:
                 warnings.warn(f"{getattr(self.fn, '__qualname__', self.fn)} was compiled {n} times "
                               f"(limit {MISS_WARN_LIMIT}); the last time because {_what_changed(previous, cap)}. "
                               "Pass values that change between calls as tensors, or use cache='symbolic values' "
-                              "when it is available.", RecompileWarning, stacklevel=3)
+                              "(numbers and tensor sizes stay symbolic).", RecompileWarning, stacklevel=3)
         self._last = entry
         inputs = prologue.fn(args, kwargs)
         if inputs is MISS:

@@ -25,7 +25,7 @@ from .frontend.native import MODULE_TABLES
 from .frontend.provenance import ARG, ATTR, CALL, CELL, GLOBAL, ITEM, ITER, KWARG, Provenance
 from .ir import NumberProxy, Proxy, TensorProxy, Trace, TracingError, tracing
 from .ir.printing import PRINTER_GLOBALS
-from .ir.proxies import is_valid_name, number_proxy
+from .ir.proxies import is_valid_name, number_proxy, tensor_proxy
 from .user_errors import annotate
 # what a capture records (guard kinds, Guard, Capture) is defined with the guards; re-exported here
 from .guards.record import BOUND, EQUALS, IDENTITY, LENGTH, NO_HOOKS, SAME_AS, TENSOR, TYPE  # noqa: F401
@@ -82,12 +82,11 @@ class _CaptureTrace(Trace):
         I.recorder.guard(prov, VALUES, v)
         return v
 
+    recorder = None
+
     def specialize(self, p, kind, value):
         """A symbolic number's value is needed (``bool``, ``int``...): guard it (PREDICATE)."""
-        I = self.interp
-        if I is None:
-            raise TypeError(f"the symbolic number {p.name} needs a concrete value after tracing ended")
-        I.recorder.guard(None, PREDICATE, (p, kind, value), key=(id(p), kind))
+        self.recorder.guard(None, PREDICATE, (p, kind, value), key=(id(p), kind))
 
     def resolve_inputs(self, args, kwargs):
         I = self.interp
@@ -137,11 +136,19 @@ class _Recorder:
                 return hit[1]
             if isinstance(value, Proxy):
                 return value
-            p = self.cap.trace.add_input(value, name=self._name(prov))
+            name = self._name(prov)
+            shape = tuple(value.shape)
+            if self.symbolic and not isinstance(value, torch.nn.Parameter) and self._passed_in(prov):
+                shape = self._symbolic_dims(value, prov, name)
+                p = self.cap.trace.add_input(tensor_proxy(shape, value.dtype, value.device, value.requires_grad,
+                                                          name=name, python_type=_subclass(value)))
+            else:
+                p = self.cap.trace.add_input(value, name=name)
             self.proxies[id(value)] = (value, p, prov)
             self.input_of[id(p)] = (value, prov)
             self.cap.inputs.append((prov, p))
-            self.guard(prov, TENSOR, (value.shape, value.dtype, value.device, value.requires_grad))
+            self.guard(prov, TENSOR, (tuple(None if type(s) is NumberProxy else s for s in shape), value.dtype,
+                                      value.device, value.requires_grad))
             return p
         if isinstance(value, Proxy):
             return value
@@ -173,6 +180,43 @@ class _Recorder:
         else:
             self.guard(prov, TYPE, type(value))
         return value
+
+    def _passed_in(self, prov) -> bool:
+        """True for a tensor the call was given (an argument, or reached from one through
+        containers and plain objects such as a KV cache), not a module's parameter or buffer:
+        no nn.Module lies on its path."""
+        steps = []
+        while prov is not None and prov.kind in (ATTR, ITEM):
+            steps.append(prov)
+            prov = prov.parent
+        if prov is None or prov.kind not in (ARG, KWARG):
+            return False
+        try:
+            obj = self.call_args[prov.key] if prov.kind == ARG else self.call_kwargs[prov.key]
+            for s in reversed(steps[1:]):
+                if isinstance(obj, torch.nn.Module):
+                    return False
+                obj = getattr(obj, s.key) if s.kind == ATTR else obj[s.key]
+            return not isinstance(obj, torch.nn.Module)
+        except Exception:  # noqa: BLE001 - a path that cannot be followed now: keep the shape static
+            return False
+
+    def _symbolic_dims(self, value, prov, name):
+        """The shape of an argument tensor under cache="symbolic values": each dimension of
+        size 2 or more a symbolic int (an input of the trace, fetched as ``x.shape[d]``); 0 and
+        1 stay constants (their broadcasting and emptiness are part of the program's meaning)."""
+        shape = []
+        for d, n in enumerate(value.shape):
+            if n < 2:
+                shape.append(n)
+                continue
+            dprov = Provenance(ITEM, Provenance(ATTR, prov, "shape"), d)
+            dname = f"{name}_{d}" if name and is_valid_name(f"{name}_{d}") and f"{name}_{d}" not in self.cap.trace._names \
+                else None
+            s = self.cap.trace.add_input(number_proxy(int, hint=n, name=dname, lower=2))
+            self.cap.inputs.append((dprov, s))
+            shape.append(s)
+        return tuple(shape)
 
     # ------------------------------------------------------------ real tensors reaching ops
 
@@ -228,6 +272,10 @@ class _Recorder:
 
 
 _SYMBOLIC_TYPES = (int, float, bool)
+
+
+def _subclass(t):
+    return None if type(t) is torch.Tensor else type(t)
 
 
 def _is_argument(prov) -> bool:
@@ -353,9 +401,10 @@ def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_o
             arg_names = arg_names[1:]
     cap.arg_names = arg_names
     rec = _Recorder(cap, arg_names, symbolic)
+    rec.call_args, rec.call_kwargs = args, kwargs
     I = TracingInterpreter(lookasides={**lookasides, **(extra_lookasides or {})}, on_enter=rec.on_enter,
                            record_opaque_calls=record_opaque_calls)
-    I.recorder = rec
+    I.recorder = trace.recorder = rec
     I.local_types = frozenset({TensorProxy, NumberProxy})
     trace.interp = I
     rec.guard(Provenance("state", None, "grad_enabled"), EQUALS, torch.is_grad_enabled())
@@ -377,7 +426,11 @@ def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_o
         undo.restore()
         trace.interp = None
     trace.output = out
-    if rec.numbers:
+    cap.specialize = trace.specialize  # passes after capture guard through it (ir.guarding)
+    if rec.numbers or rec.symbolic:
         _drop_unused_numbers(trace)
+        from .transforms.numbers import materialize_numbers
+
+        trace.bound_symbols = materialize_numbers(trace).bound_symbols
     cap.events, cap.outside = I.events, I.outside
     return cap

@@ -142,9 +142,9 @@ def python_impls():
     (``cache="symbolic values"``) put them in traces; an executor that runs whole traces (the
     torch executor) implements them with these functions, fusing executors leave them alone
     (they carry no op trait)."""
-    from .ops.prims_number import NUMBER_OPS
+    from .ops.prims_number import PYTHON_IMPLS
 
-    return MappingProxyType({f"prims.py_{name}": fn for name, fn in NUMBER_OPS.items()})
+    return MappingProxyType(PYTHON_IMPLS)
 
 
 __all__ = [

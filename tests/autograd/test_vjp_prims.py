@@ -226,6 +226,7 @@ NO_RULE = {
     "prims.floor_divide": "eager raises 'derivative for aten::floor_divide is not implemented'; so does the fallback",
     "prims.real": "complex: the PyTorch fallback", "prims.imag": "complex: the PyTorch fallback",
     **{f"prims.py_{n}": "Python numbers: no gradient flows through them" for n in NUMBER_OPS},
+    "prims.py_dim_size": "a tensor's size: an int, no gradient",
 }
 
 

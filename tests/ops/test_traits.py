@@ -30,7 +30,7 @@ NO_TRAIT = {
     "ltorch.interpolate",  # by mode a gather (nearest) or weighted sums of neighbours (linear, bicubic, area)
     "prims.device_put",    # a copy to another device, no computation
     # arithmetic on Python numbers (symbolic values): host computations, no tensor
-    *(f"prims.py_{n}" for n in NUMBER_OPS),
+    *(f"prims.py_{n}" for n in NUMBER_OPS), "prims.py_dim_size",
 }
 
 

@@ -24,6 +24,7 @@ from typing import Literal
 from ..ir import BoundSymbol, Trace, flat_proxies
 from .claims import Claim, ClaimContext, Declined, Region, _decline_reason, region_boundary, region_symbol
 from .cost import CostModel
+from ..transforms.numbers import materialize_numbers
 
 
 class LoweringError(RuntimeError):
@@ -155,6 +156,7 @@ def partition(trace: Trace, executors, model: CostModel | None = None, *, lower:
     numbers for region names, shared by the partitions of one compile (forward and backward)
     so their regions' names differ."""
     model = model or CostModel()
+    trace = materialize_numbers(trace)  # symbolic numbers used at the top level are computed there
     ranked = [(rank, ex, ex.implementations()) for rank, ex in enumerate(executors)]
     dispatch = {ex.name: model.dispatch(ex) for ex in executors}
     out = Partition(None, {}, {}, {}, Explanation(target=model.profile.name))
@@ -260,7 +262,7 @@ def partition(trace: Trace, executors, model: CostModel | None = None, *, lower:
     emitted: list = []
     emit(sol, emitted)
     out.explanation.total_us = sol.total_us
-    out.trace = trace.derive(bound_symbols=emitted)
+    out.trace = materialize_numbers(trace.derive(bound_symbols=emitted))  # numbers regions read
     return out
 
 

@@ -49,6 +49,7 @@ class _Builder:
         self.const_names: dict[int, str] = {}
         self.exprs: dict = {}      # provenance -> local variable holding it
         self.values: dict = {}     # provenance -> the value now (to resolve module attributes)
+        self.checked: set = set()  # conditions emitted
         self.n = 0
 
     def const(self, value, prefix="K") -> str:
@@ -138,6 +139,9 @@ class _Builder:
         return f"{parent}.{name}", getattr(pv, name)
 
     def check(self, cond: str, why: str):
+        if cond in self.checked:  # the same predicate reached twice (two proxies, one expression)
+            return
+        self.checked.add(cond)
         self.lines.append(f"if {cond}: return MISS  # {why}")
 
 
@@ -150,15 +154,18 @@ def build_prologue(cap: Capture, args, kwargs, *, check=True) -> Prologue:
         b.number_inputs = {id(p): prov for prov, p in cap.inputs}
         for g in cap.guards:
             if g.kind == PREDICATE:
-                _emit_predicate(b, *g.value)
+                try:
+                    _emit_predicate(b, *g.value)
+                except NotRefetchable:
+                    unchecked.append(g)
                 continue
             try:
                 var = b.fetch(g.prov)
             except NotRefetchable:
                 unchecked.append(g)
                 continue
-            if g.kind == TENSOR and _TensorGuards is not None:
-                tensors.append((var, g))  # checked together below, in C++
+            if g.kind == TENSOR and _TensorGuards is not None and None not in g.value[0]:
+                tensors.append((var, g))  # checked together below, in C++ (symbolic sizes: in Python)
             else:
                 _emit_check(b, var, g)
         if tensors and not _batch_tensor_check(b, tensors):
@@ -218,8 +225,13 @@ def _emit_check(b: _Builder, var: str, g):
         g = type(g)(g.prov, k, v)
     if k == TENSOR:
         shape, dtype, device, rg = v
-        s, d, dev = b.const(tuple(shape), "S"), b.const(dtype, "D"), b.const(device, "DEV")
-        b.check(f"not isinstance({var}, Tensor) or {var}.shape != {s} or {var}.dtype is not {d} or "
+        d, dev = b.const(dtype, "D"), b.const(device, "DEV")
+        if None in shape:  # symbolic dims (None): any size of 2 or more
+            sizes = f"{var}.dim() != {len(shape)} or " + " or ".join(
+                f"{var}.shape[{i}] < 2" if n is None else f"{var}.shape[{i}] != {n}" for i, n in enumerate(shape))
+        else:
+            sizes = f"{var}.shape != {b.const(tuple(shape), 'S')}"
+        b.check(f"not isinstance({var}, Tensor) or {sizes} or {var}.dtype is not {d} or "
                 f"{var}.device != {dev} or {var}.requires_grad is not {rg}", g.describe())
     elif k == EQUALS:
         t = b.const(type(v), "T")

@@ -61,9 +61,12 @@ class Capture:
     outside: dict = field(default_factory=dict)    # the interpreter's id -> (object, provenance) table
     fn_name: str = "fn"
     arg_names: list = field(default_factory=list)  # parameter names of the positional arguments
+    specialize: object = None  # guards a symbolic number's value needed after capture (ir.guarding)
 
     def describe_path(self, prov) -> str:
         """``args[0].fc.weight`` with the root argument named: ``argument x`` / ``x.fc.weight``."""
+        if prov is None:
+            return "a symbolic number"
         text = repr(prov)
         root = prov.root
         if root.kind == ARG and root.key < len(self.arg_names):

@@ -110,7 +110,7 @@ def annotation(p: Proxy) -> str:
     if isinstance(p, TensorProxy):
         dt = DTYPE_ABBREVIATIONS.get(p.dtype) or str(p.dtype).removeprefix("torch.")
         grad = " requires_grad" if p.requires_grad else ""
-        return f'"{p.device} {dt}[{", ".join(map(str, p.shape))}]{grad}"'
+        return f'"{p.device} {dt}[{", ".join(map(repr, p.shape))}]{grad}"'
     if isinstance(p, NumberProxy):
         return f'"{p.python_type.__name__} {"?" if p.value is None else repr(p.value)}"'
     return f'"{type(p).__name__}"'

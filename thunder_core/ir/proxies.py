@@ -30,13 +30,14 @@ from __future__ import annotations
 import functools
 import keyword
 import math
+import operator
 from dataclasses import dataclass, fields
 from types import MappingProxyType
 from typing import Any, Callable
 
 import torch
 
-__all__ = ["TENSOR_PROPERTIES", "Proxy", "TensorProxy", "NumberProxy", "NUMBER_METHODS", "TENSOR_METHODS", "OPERATORS", "tensor_proxy",
+__all__ = ["TENSOR_PROPERTIES", "Proxy", "TensorProxy", "NumberProxy", "NUMBER_METHODS", "NUMBER_FUNCTIONS", "TENSOR_METHODS", "OPERATORS", "tensor_proxy",
            "number_proxy", "proxy", "flat_proxies", "is_valid_name", "NUMBER_PREFIXES"]
 
 #: torch.Tensor method name -> callable (normally a Symbol) that records that method.
@@ -122,6 +123,7 @@ class NumberProxy(Proxy):
     value: Any = None
     hint: Any = None
     expr: Any = None
+    lower: Any = None  # a lower bound known for every call (a symbolic dimension: 2)
 
     def __post_init__(self):
         _check_name(self.name, "NumberProxy")
@@ -155,7 +157,11 @@ class NumberProxy(Proxy):
         from .trace import current_trace
 
         trace = current_trace()
-        hook = getattr(trace, "specialize", None)
+        if trace is None:
+            return v  # outside any trace (cost models, heuristics): this call's value, no guard
+        from .trace import current_guard_sink
+
+        hook = getattr(trace, "specialize", None) or current_guard_sink()
         if hook is None:
             raise TypeError(f"The symbolic number {self.name} needs a concrete value ({kind}), which only a capture "
                             f"can guard; this trace ({getattr(trace, 'name', None)}) records no guards.")
@@ -194,9 +200,26 @@ class NumberProxy(Proxy):
 #: Python operator on numbers (``"add"``, ``"lt"``, ``"neg"``, ``"floor"``...) -> callable
 #: recording it (the ops package fills it with the ``prims.py_*`` symbols).
 NUMBER_METHODS: dict[str, Callable] = {}
+#: the same keys -> the Python function itself (what the recorded op computes).
+NUMBER_FUNCTIONS: dict[str, Callable] = {
+    "add": operator.add, "sub": operator.sub, "mul": operator.mul, "truediv": operator.truediv,
+    "floordiv": operator.floordiv, "mod": operator.mod, "pow": operator.pow, "lshift": operator.lshift,
+    "rshift": operator.rshift, "and": operator.and_, "or": operator.or_, "xor": operator.xor,
+    "lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge, "eq": operator.eq, "ne": operator.ne,
+    "neg": operator.neg, "pos": operator.pos, "abs": operator.abs, "invert": operator.invert,
+    "floor": math.floor, "ceil": math.ceil, "trunc": math.trunc, "round": round,
+}
 _NUMBER_BINARY = ("add sub mul truediv floordiv mod pow lshift rshift and or xor lt le gt ge eq ne").split()
 _NUMBER_UNARY = {"neg": "neg", "pos": "pos", "abs": "abs", "invert": "invert", "floor": "floor", "ceil": "ceil",
                  "trunc": "trunc"}
+
+
+def _number_op(key: str, *args):
+    from .trace import current_trace
+
+    if current_trace() is None:  # outside any trace (cost models, heuristics): on this call's values
+        return NUMBER_FUNCTIONS[key](*(a.specialize() if type(a) is NumberProxy else a for a in args))
+    return NUMBER_METHODS[key](*args)
 
 
 def _number_operand(x) -> bool:
@@ -208,17 +231,17 @@ def _number_operator(key: str, kind: str):
         def method(self, other):
             if self.hint is None or not _number_operand(other):
                 return NotImplemented
-            return NUMBER_METHODS[key](self, other)
+            return _number_op(key, self, other)
     elif kind == "reflected":
         def method(self, other):
             if self.hint is None or not _number_operand(other):
                 return NotImplemented
-            return NUMBER_METHODS[key](other, self)
+            return _number_op(key, other, self)
     else:
         def method(self):
             if self.hint is None:
                 raise TypeError(f"The number {self.name} has no value while tracing; {key} needs one.")
-            return NUMBER_METHODS[key](self)
+            return _number_op(key, self)
     method.__name__ = method.__qualname__ = f"__{key}__"
     return method
 
@@ -235,7 +258,7 @@ for _dunder, _key in _NUMBER_UNARY.items():
 def _round(self, ndigits=None):
     if self.hint is None:
         raise TypeError(f"The number {self.name} has no value while tracing; round() needs one.")
-    return NUMBER_METHODS["round"](self) if ndigits is None else NUMBER_METHODS["round"](self, ndigits)
+    return _number_op("round", self) if ndigits is None else _number_op("round", self, ndigits)
 
 
 NumberProxy.__round__ = _round
@@ -272,11 +295,11 @@ class TensorProxy(Proxy):
 
     def __post_init__(self):
         _check_name(self.name, "TensorProxy")
-        try:
-            shape = tuple(s.__index__() for s in self.shape)
+        try:  # a symbolic int dimension (cache="symbolic values") stays a proxy
+            shape = tuple(s if type(s) is NumberProxy and s.symbolic else s.__index__() for s in self.shape)
         except (TypeError, AttributeError):
             raise TypeError(f"TensorProxy {self.name}: shape must be a sequence of ints, got {self.shape!r}.") from None
-        if any(s < 0 for s in shape):
+        if any(type(s) is int and s < 0 for s in shape):
             raise ValueError(f"TensorProxy {self.name}: shape {shape} has a negative dimension.")
         if not isinstance(self.dtype, torch.dtype):
             raise TypeError(f"TensorProxy {self.name}: dtype must be a torch.dtype, got {self.dtype!r}.")
@@ -449,12 +472,14 @@ def tensor_proxy(shape, dtype: torch.dtype, device, requires_grad: bool = False,
     return TensorProxy(_fresh_name("t", name), tuple(shape), dtype, torch.device(device), requires_grad, python_type)
 
 
-def number_proxy(python_type: type, value=None, *, name: str | None = None, hint=None, expr=None) -> NumberProxy:
+def number_proxy(python_type: type, value=None, *, name: str | None = None, hint=None, expr=None,
+                 lower=None) -> NumberProxy:
     """A new :class:`NumberProxy` named by the current trace (``i0``, ``f0``, ...), or ``name``
-    if given. ``hint`` (with ``value=None``) makes a symbolic number (see NumberProxy)."""
+    if given. ``hint`` (with ``value=None``) makes a symbolic number (see NumberProxy);
+    ``lower``: a lower bound that holds on every call."""
     if python_type not in NUMBER_PREFIXES:
         raise TypeError(f"number_proxy: python_type must be one of int, float, bool, complex, not {python_type!r}.")
-    return NumberProxy(_fresh_name(NUMBER_PREFIXES[python_type], name), python_type, value, hint, expr)
+    return NumberProxy(_fresh_name(NUMBER_PREFIXES[python_type], name), python_type, value, hint, expr, lower)
 
 
 def proxy(value, *, name: str | None = None) -> Proxy:
@@ -473,8 +498,8 @@ def proxy(value, *, name: str | None = None) -> Proxy:
 
 
 def flat_proxies(value) -> list[Proxy]:
-    """Proxies found in ``value``, recursively through tuples, lists and dict values, in order
-    (with repeats)."""
+    """Proxies found in ``value``, recursively through tuples, lists, dict values and slices,
+    in order (with repeats)."""
     out: list[Proxy] = []
 
     def walk(x):
@@ -486,6 +511,8 @@ def flat_proxies(value) -> list[Proxy]:
         elif isinstance(x, (dict, MappingProxyType)):
             for y in x.values():
                 walk(y)
+        elif type(x) is slice:  # x[n:] with a symbolic n
+            walk((x.start, x.stop, x.step))
 
     walk(value)
     return out

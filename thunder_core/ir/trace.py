@@ -42,9 +42,10 @@ from typing import Any, Callable, Iterator, Mapping
 from .printing import NAMESPACES, PRINTER_GLOBALS, PrintingError, annotation, format_source, print_value
 from .proxies import Proxy, flat_proxies, is_valid_name, proxy
 
-__all__ = ["Trace", "tracing", "current_trace"]
+__all__ = ["Trace", "tracing", "current_trace", "guarding", "current_guard_sink", "use_hints"]
 
 _CURRENT: ContextVar[Trace | None] = ContextVar("thunder_core_current_trace", default=None)
+_GUARDS: ContextVar[Callable | None] = ContextVar("thunder_core_guard_sink", default=None)
 _COMPILED = itertools.count()
 _INDENT = "  "
 
@@ -63,6 +64,29 @@ def tracing(trace: Trace) -> Iterator[Trace]:
         yield trace
     finally:
         _CURRENT.reset(token)
+
+
+def use_hints(p, kind, value) -> None:
+    """The guard sink of checks that re-derive a trace already guarded (the verifier): a
+    symbolic number takes this call's value, nothing is recorded."""
+
+
+def current_guard_sink() -> Callable | None:
+    """Where a symbolic number's specialisation is guarded when the current trace has no
+    ``specialize`` hook (passes after capture, see :func:`guarding`), or None."""
+    return _GUARDS.get()
+
+
+@contextmanager
+def guarding(sink: Callable) -> Iterator[None]:
+    """Inside the block, ``sink(number_proxy, kind, value)`` records the guards that passes
+    after capture need (autograd and decompositions re-running metas on symbolic shapes): a
+    compile builds its prologue after lowering, so these guards are checked like the capture's."""
+    token = _GUARDS.set(sink)
+    try:
+        yield
+    finally:
+        _GUARDS.reset(token)
 
 
 @dataclass(eq=False)

@@ -14,7 +14,11 @@ broken invariant fails at the pass that broke it. It checks:
 * re-running the symbol's meta function (or its decomposition, if it has no meta) on the
   bound symbol's inputs gives outputs with the same structure and metadata (shape, dtype,
   device, requires_grad; a number's type and known value);
-* the calling convention (see ``thunder_core.ir.symbol``): no proxy is passed by keyword,
+* a symbolic number (``cache="symbolic values"``) may be read anywhere: it is a function of
+  the trace's numbers and tensor sizes (its ``expr``), computed at the top level where an
+  executor needs it (``transforms.numbers.materialize_numbers``);
+* the calling convention (see ``thunder_core.ir.symbol``): no proxy is passed by keyword
+  (except symbolic numbers inside static metadata, the sizes of a symbolic shape),
   no dtype/device/layout/memory format/string positionally, keyword names are identifiers;
 * subsymbols satisfy all of this in their own scope (what is visible before their parent
   call, plus their own outputs) and define every output of their parent;
@@ -28,7 +32,7 @@ import torch
 from .printing import PRINTER_GLOBALS, PrintingError
 from .proxies import NumberProxy, Proxy, TensorProxy, flat_proxies, is_valid_name
 from .symbol import BoundSymbol, Symbol, without_grad
-from .trace import Trace, render, tracing
+from .trace import Trace, guarding, render, tracing, use_hints
 
 __all__ = ["verify", "IRVerificationError", "STATIC_METADATA_TYPES"]
 
@@ -131,6 +135,8 @@ class _Verifier:
                 self.check_convention(bsym)
             for p in bsym.flat_args:
                 d = visible.get(p.name)
+                if d is None and type(p) is NumberProxy and p.symbolic:
+                    continue  # a function of the inputs and sizes: materialize_numbers computes it where needed
                 if d is None:
                     later = "" if p.name not in self.defined else " (it is defined, but not in this scope)"
                     self.fail(bsym, f"it uses {p.name} before it is defined{later}",
@@ -177,6 +183,8 @@ class _Verifier:
             if not is_valid_name(k):
                 self.fail(bsym, f"its keyword argument name {k!r} is not an identifier", rule)
             for p in flat_proxies(v):
+                if type(p) is NumberProxy and p.symbolic:
+                    continue  # a symbolic size inside static metadata (shape=(n, 64)): defined like an input
                 self.fail(bsym, f"it passes the proxy {p.name} by keyword ({k}=...)", rule)
         for leaf in _leaves(bsym.args):
             if isinstance(leaf, STATIC_METADATA_TYPES):
@@ -186,7 +194,10 @@ class _Verifier:
         sym = bsym.sym
         rule, kind = (sym.meta, "meta function") if sym.meta is not None else (sym.decomposition, "decomposition")
         try:
-            with tracing(Trace(name="verify_scratch")), torch.set_grad_enabled(self.trace.grad_enabled):
+            # a symbolic number's branches were guarded when the trace was made: here they take
+            # this call's values (the sink ignores them)
+            with tracing(Trace(name="verify_scratch")), guarding(use_hints), \
+                    torch.set_grad_enabled(self.trace.grad_enabled):
                 expected = rule(*bsym.args, **bsym.kwargs)
                 if not self.trace.grad_enabled:
                     expected = without_grad(expected)

@@ -23,7 +23,7 @@ import math
 
 import torch
 
-from ..ir import TensorProxy, TracingError, flat_proxies
+from ..ir import NumberProxy, TensorProxy, TracingError, flat_proxies
 from ..ir.traits import CREATION, ELEMENTWISE, RANDOM
 from . import prims
 from .registry import T, fake_meta, torch_op
@@ -83,7 +83,8 @@ def arange(start=0, end=None, step=1, *, dtype=None, layout=None, device=None, r
     is_int = all(isinstance(x, int) for x in (start, end, step))
     dtype = dtype or (torch.int64 if is_int else torch.get_default_dtype())
     if not (dtype.is_floating_point or dtype.is_complex):
-        start, end, step = int(start), int(end), int(step)  # torch converts each to the integer type
+        # torch converts each to the integer type (a symbolic int stays symbolic)
+        start, end, step = (x if type(x) is NumberProxy and x.python_type is int else int(x) for x in (start, end, step))
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if not ((step > 0 and end >= start) or (step < 0 and end <= start)):

@@ -45,6 +45,7 @@ from ..ir.proxies import TENSOR_PROPERTIES
 from ..ir.traits import ELEMENTWISE, INPLACE, TRANSCENDENTAL, VIEW
 from . import prims
 from .prims_elementwise import KINDS, dtype_kind, number_type
+from .prims_shape import broadcast_shapes  # noqa: F401 - used here and re-exported (ltorch ops import it from here)
 from .registry import TORCH_CALLS, TORCH_IMPLS, T, fake_meta, torch_op
 
 __all__ = ["result_dtype", "broadcast_shapes", "prepare", "convert", "cast_number", "value_of", "op",
@@ -112,20 +113,6 @@ def result_dtype(*args) -> torch.dtype:
     if out is None:
         raise TypeError("Type promotion needs at least one tensor or number.")
     return out
-
-
-def broadcast_shapes(*shapes, name: str = "broadcast") -> tuple[int, ...]:
-    """The shape ``shapes`` broadcast to (aligned at the right; sizes must match or be 1)."""
-    out = [1] * max(map(len, shapes), default=0)
-    for s in shapes:
-        for i, d in enumerate(s, len(out) - len(s)):
-            if d != 1:
-                if out[i] not in (1, d):
-                    raise RuntimeError(f"{name}: the shapes {', '.join(str(list(x)) for x in shapes)} cannot be "
-                                     f"broadcast together: sizes {out[i]} and {d} meet in dimension {i} of the result "
-                                     f"(sizes must match or be 1).")
-                out[i] = d
-    return tuple(out)
 
 
 def convert(x, dtype: torch.dtype):

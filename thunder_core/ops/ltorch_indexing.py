@@ -45,6 +45,23 @@ def _static_index(index):
     return index
 
 
+def _slice_bounds(start, stop, n):
+    """``slice(start, stop, step).indices(n)[:2]`` for a positive step, in Python so that a
+    symbolic size or bound stays symbolic (each comparison a guarded predicate, or decided by
+    the size's lower bound)."""
+    def clamp(i, default):
+        if i is None:
+            return default
+        if type(i) is not NumberProxy:
+            i = operator.index(i)
+        if i < 0:
+            i = i + n
+            return 0 if i < 0 else i
+        return n if i > n else i
+
+    return clamp(start, 0), clamp(stop, n)
+
+
 _fake_getitem = fake_meta(lambda pos, kw: pos[0][pos[1]])
 _fake_setitem = fake_meta(lambda pos, kw: pos[0].__setitem__(pos[1], pos[2]))
 
@@ -111,7 +128,7 @@ def _basic(a: TensorProxy, entries):
             step = 1 if e.step is None else e.step
             if step <= 0:
                 raise ValueError("step must be greater than zero")
-            start, stop, _ = slice(e.start, e.stop, step).indices(a.shape[d])
+            start, stop = _slice_bounds(e.start, e.stop, a.shape[d])
             lo[d], hi[d], st[d] = start, max(start, stop), step
             view.append((hi[d] - lo[d] + step - 1) // step)
             d += 1

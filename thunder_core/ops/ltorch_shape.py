@@ -24,7 +24,7 @@ import math
 
 import torch
 
-from ..ir import TensorProxy, TracingError
+from ..ir import NumberProxy, TensorProxy, TracingError, tensor_proxy
 from ..ir.proxies import TENSOR_PROPERTIES
 from ..ir.traits import SHAPE, VIEW
 from . import prims
@@ -49,7 +49,8 @@ def sliced(a: TensorProxy, dim: int, start: int, stop: int, step: int = 1) -> Te
 
 def infer_shape(numel: int, shape, what: str = "shape") -> tuple[int, ...]:
     """``shape`` with a ``-1`` entry resolved so it holds ``numel`` elements, as torch does."""
-    shape = tuple(int(s) for s in shape)
+    # a symbolic size stays symbolic (its comparisons below are guarded predicates)
+    shape = tuple(s if type(s) is NumberProxy else int(s) for s in shape)
     if shape.count(-1) > 1:
         raise RuntimeError("only one dimension can be inferred")
     bad = [s for s in shape if s < -1]
@@ -265,17 +266,26 @@ def movedim(input, source, destination):
 
 # ---------------------------------------------------------------- new tensors and autograd (no decomposition)
 
-@torch_op(torch.Tensor.contiguous, method="contiguous", tags=(SHAPE, "may-return-input"))
+def _same_shape(input, *args, **kwargs):
+    """Meta of ops whose result has the input's metadata (a symbolic shape stays symbolic)."""
+    return tensor_proxy(input.shape, input.dtype, input.device, input.requires_grad)
+
+
+def _detached(input):
+    return tensor_proxy(input.shape, input.dtype, input.device, False)
+
+
+@torch_op(torch.Tensor.contiguous, method="contiguous", tags=(SHAPE, "may-return-input"), meta=_same_shape)
 def contiguous(input, memory_format=torch.contiguous_format):
     """The same values in a contiguous layout (the input itself if already contiguous)."""
 
 
-@torch_op(torch.clone, torch.Tensor.clone, method="clone", tags=(SHAPE,))
+@torch_op(torch.clone, torch.Tensor.clone, method="clone", tags=(SHAPE,), meta=_same_shape)
 def clone(input, *, memory_format=torch.preserve_format):
     """A copy that no later in-place op on ``input`` can change."""
 
 
-@torch_op(torch.detach, torch.Tensor.detach, method="detach", tags=("view",))
+@torch_op(torch.detach, torch.Tensor.detach, method="detach", tags=("view",), meta=_detached)
 def detach(input):
     """The same values, cut from autograd (``requires_grad`` False)."""
 

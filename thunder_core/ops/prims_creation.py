@@ -40,7 +40,7 @@ def iota(length, *, start, step, dtype, device):
     _number("iota", "length", length)
     if step == 0:
         raise ValueError("prims.iota: step must be non-zero.")
-    n = operator.index(length)  # a symbolic length specialises, guarded
+    n = length if type(length) is NumberProxy and length.symbolic else operator.index(length)
     return _created("iota", (n,), dtype, device)
 
 

@@ -22,10 +22,10 @@ beyond elementwise, shape and reduction primitives.
 
 from __future__ import annotations
 
-import torch
 
 from ..ir import TensorProxy, tensor_proxy
 from ..ir.traits import CREATION, MATMUL, RANDOM
+from .prims_shape import broadcast_shapes
 from .registry import prim
 
 
@@ -39,7 +39,7 @@ def _same_kind(name: str, *tensors: TensorProxy) -> None:
 
 def _broadcast(name: str, a: tuple, b: tuple) -> tuple:
     try:
-        return tuple(torch.broadcast_shapes(a, b))
+        return broadcast_shapes(a, b)
     except RuntimeError:
         raise ValueError(f"prims.{name}: batch dimensions {list(a)} and {list(b)} do not broadcast.") from None
 

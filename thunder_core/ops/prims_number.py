@@ -1,11 +1,17 @@
 """Python number primitives: arithmetic and comparisons on symbolic numbers.
 
-Under ``cache="symbolic values"`` an int/float/bool argument is a symbolic
-:class:`~thunder_core.ir.NumberProxy`; ``n * 2``, ``n > 5`` or ``math.floor(n)`` in the
-program record ``prims.py_mul(n, 2)``, ``prims.py_gt(n, 5)``, ``prims.py_floor(n)`` (the
-proxy's operators dispatch through ``NUMBER_METHODS``), so the trace computes them from the
-call's numbers. Each result is symbolic too: its ``hint`` is the value this call gives it,
-and its ``expr`` lets the prologue evaluate it again when a guard depends on it.
+Under ``cache="symbolic values"`` an int/float/bool argument (and each dimension of an
+argument tensor) is a symbolic :class:`~thunder_core.ir.NumberProxy`; ``n * 2``, ``n > 5``
+or ``math.floor(n)`` in the program record ``prims.py_mul(n, 2)``, ``prims.py_gt(n, 5)``,
+``prims.py_floor(n)`` (the proxy's operators dispatch through ``NUMBER_METHODS``), so the
+trace computes them from the call's numbers. Each result is symbolic too: its ``hint`` is the
+value this call gives it, and its ``expr`` lets the prologue evaluate it again when a guard
+depends on it.
+
+What is known for every call is not recorded (:func:`simplified`): identities (``n * 1``,
+``n + 0``, ``n // 1``, ``b == True``) give the operand, and comparisons decided by a lower
+bound (a symbolic dimension is at least 2, so ``d >= 0`` is True and ``d == -1`` False) give
+the constant, so shape checks in meta functions add no guards they do not need.
 
 Semantics are Python's (the implementation is the ``operator``/``math`` function itself);
 the result's type is the type Python gives (``int / int`` is a float, ``n > 5`` a bool). The
@@ -15,29 +21,119 @@ them (the torch executor), never fused into device kernels.
 
 from __future__ import annotations
 
-import math
-import operator
-
-from ..ir.proxies import NUMBER_METHODS, NUMBER_PREFIXES, NumberProxy, number_proxy
+from ..ir.proxies import NUMBER_FUNCTIONS, NUMBER_METHODS, NUMBER_PREFIXES, NumberProxy, number_proxy
 from .registry import prim
 
-__all__ = ["NUMBER_OPS"]
+__all__ = ["NUMBER_OPS", "simplified", "lower_bound"]
 
 #: prim name (without ``py_``) -> the Python function it stands for.
-NUMBER_OPS = {
-    "add": operator.add, "sub": operator.sub, "mul": operator.mul, "truediv": operator.truediv,
-    "floordiv": operator.floordiv, "mod": operator.mod, "pow": operator.pow, "lshift": operator.lshift,
-    "rshift": operator.rshift, "and": operator.and_, "or": operator.or_, "xor": operator.xor,
-    "lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge, "eq": operator.eq, "ne": operator.ne,
-    "neg": operator.neg, "pos": operator.pos, "abs": operator.abs, "invert": operator.invert,
-    "floor": math.floor, "ceil": math.ceil, "trunc": math.trunc, "round": round,
-}
+NUMBER_OPS = NUMBER_FUNCTIONS
+_NONE = object()
+_ADD, _SUB = NUMBER_FUNCTIONS["add"], NUMBER_FUNCTIONS["sub"]
 
 
 def _hint(x):
     if isinstance(x, NumberProxy):
         return x.hint if x.value is None else x.value
     return x
+
+
+def lower_bound(x):
+    """A lower bound of ``x`` on every call (a constant is its own), or None."""
+    if type(x) is NumberProxy:
+        return x.value if x.value is not None else x.lower
+    return x if type(x) in (int, float) else None
+
+
+def _is_const(x, v) -> bool:
+    return type(x) is type(v) and x == v
+
+
+def same(a, b) -> bool:
+    """True if ``a`` and ``b`` are the same number on every call: one proxy, equal
+    constants, or the same operation on the same operands."""
+    if a is b:
+        return True
+    if type(a) is not NumberProxy or type(b) is not NumberProxy:
+        return type(a) is type(b) and type(a) in NUMBER_PREFIXES and a == b
+    if a.expr is None or b.expr is None or a.expr[0] is not b.expr[0] or len(a.expr[1]) != len(b.expr[1]):
+        return False
+    return all(same(x, y) for x, y in zip(a.expr[1], b.expr[1]))
+
+
+def _offset(x):
+    """``(base, k)`` with ``x == base + k`` for an int proxy made by adding/subtracting constants."""
+    k = 0
+    while type(x) is NumberProxy and x.expr is not None and x.expr[0] in (_ADD, _SUB) and type(x.expr[1][1]) is int \
+            and type(x.expr[1][0]) is NumberProxy:
+        k += x.expr[1][1] if x.expr[0] is _ADD else -x.expr[1][1]
+        x = x.expr[1][0]
+    return x, k
+
+
+def simplified(key: str, args):
+    """What ``key(*args)`` is without recording it (an operand, a constant or a simpler
+    recorded op), or ``_NONE``."""
+    if len(args) == 1:
+        (a,) = args
+        if key == "abs" and type(a) is NumberProxy and (lower_bound(a) or -1) >= 0:
+            return a
+        return _NONE
+    a, b = args
+    if key in ("add", "sub") and type(b) is int and type(a) is NumberProxy and a.python_type is int:
+        base, k = _offset(a)  # (x + 1) - 1 is x
+        if base is not a:
+            k += b if key == "add" else -b
+            return base if k == 0 else NUMBER_METHODS["add" if k > 0 else "sub"](base, abs(k))
+    if key in ("lt", "le", "gt", "ge", "eq", "ne") and same(a, b):
+        return key in ("le", "ge", "eq")
+    if key in ("add", "sub", "or", "xor") and _is_const(b, 0) and type(a) is NumberProxy and a.python_type is int:
+        return a
+    if key == "add" and _is_const(a, 0) and type(b) is NumberProxy and b.python_type is int:
+        return b
+    if key in ("mul", "floordiv") and _is_const(b, 1) and type(a) is NumberProxy and a.python_type is int:
+        return a
+    if key == "mul" and _is_const(a, 1) and type(b) is NumberProxy and b.python_type is int:
+        return b
+    if key == "mod" and _is_const(b, 1) and type(a) is NumberProxy and a.python_type is int:
+        return 0
+    if key in ("eq", "ne") and type(b) is bool and type(a) is NumberProxy and a.python_type is bool:
+        return a if (key == "eq") == b else _NONE
+    if key in ("lt", "le", "gt", "ge", "eq", "ne"):
+        la, lb = lower_bound(a), lower_bound(b)
+        if type(b) is NumberProxy or la is None:  # decided only for (bounded proxy, constant)
+            if type(a) is NumberProxy or lb is None:
+                return _NONE
+            # constant on the left: mirror it
+            return simplified({"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}.get(key, key), (b, a))
+        if type(b) not in (int, float):
+            return _NONE
+        if la > b:
+            return {"gt": True, "ge": True, "ne": True, "lt": False, "le": False, "eq": False}[key]
+        if la == b:
+            return {"ge": True, "lt": False}.get(key, _NONE)
+    return _NONE
+
+
+def _bound(key, args):
+    """The lower bound of the result, from its operands' (sums and products of non-negative
+    bounds, floor division by a positive constant)."""
+    bounds = [lower_bound(a) for a in args]
+    if None in bounds or any(lb < 0 for lb in bounds):
+        return None
+    if key == "add":
+        return bounds[0] + bounds[1]
+    if key == "mul":
+        return bounds[0] * bounds[1]
+    if key == "floordiv" and type(args[1]) is int and args[1] > 0:
+        return bounds[0] // args[1]
+    return None
+
+
+def _sub_bound(args):
+    a, b = args
+    la = lower_bound(a)
+    return la - b if la is not None and type(b) is int else None
 
 
 def _define(name: str, fn):
@@ -48,13 +144,37 @@ def _define(name: str, fn):
         hint = fn(*map(_hint, args))  # raises what Python raises for these values (1 // 0)
         if type(hint) not in NUMBER_PREFIXES:
             raise TypeError(f"prims.py_{name}{tuple(map(_hint, args))} gave a {type(hint).__name__}, not a number.")
-        return number_proxy(type(hint), hint=hint, expr=(fn, args))
+        lower = _sub_bound(args) if name == "sub" else _bound(name, args) if name in ("add", "mul", "floordiv") \
+            else lower_bound(args[0]) if name == "abs" else None
+        return number_proxy(type(hint), hint=hint, expr=(fn, args), lower=lower)
 
     meta.__name__ = meta.__qualname__ = f"py_{name}"
     meta.__doc__ = f"``{fn.__module__}.{fn.__name__}`` of Python numbers, recorded (see the module docstring)."
-    return prim(f"py_{name}")(meta)
+    sym = prim(f"py_{name}")(meta)
+
+    def method(*args):
+        out = simplified(name, args)
+        return sym(*args) if out is _NONE else out
+
+    return method
 
 
 for _name, _fn in NUMBER_OPS.items():
     NUMBER_METHODS[_name] = _define(_name, _fn)
 del _name, _fn
+
+
+def _dim_size(t, dim):
+    return t.shape[dim]
+
+
+@prim()
+def py_dim_size(a, *, dim):
+    """The size of dimension ``dim`` of tensor ``a`` as a Python int (where a trace needs a
+    symbolic size it has no other way to compute: a backward reading an input's size)."""
+    s = a.shape[dim]
+    return s if type(s) is NumberProxy else number_proxy(int, hint=s)
+
+
+#: host primitives -> their Python implementation (``thunder_core.extend.python_impls``)
+PYTHON_IMPLS = {**{f"prims.py_{name}": fn for name, fn in NUMBER_OPS.items()}, "prims.py_dim_size": _dim_size}

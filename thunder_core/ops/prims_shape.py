@@ -76,6 +76,20 @@ def _check_dims(name: str, a: TensorProxy, dims, *, unique: bool = True) -> tupl
     return dims
 
 
+def broadcast_shapes(*shapes, name: str = "broadcast") -> tuple[int, ...]:
+    """The shape ``shapes`` broadcast to (symbolic sizes: each "equal" or "is 1" is a guarded predicate) (aligned at the right; sizes must match or be 1)."""
+    out = [1] * max(map(len, shapes), default=0)
+    for s in shapes:
+        for i, d in enumerate(s, len(out) - len(s)):
+            if d != 1:
+                if out[i] not in (1, d):
+                    raise RuntimeError(f"{name}: the shapes {', '.join(repr(list(x)) for x in shapes)} cannot be "
+                                     f"broadcast together: sizes {out[i]} and {d} meet in dimension {i} of the result "
+                                     f"(sizes must match or be 1).")
+                out[i] = d
+    return tuple(out)
+
+
 def _check_shape(name: str, shape) -> tuple[int, ...]:
     shape = tuple(shape)
     if any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in shape):

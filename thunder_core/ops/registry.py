@@ -54,7 +54,9 @@ import torch
 from ..ir import TENSOR_METHODS, Symbol, TensorProxy, TracingError, tensor_proxy
 from ..ir.printing import PRINTERS, print_value
 from ..ir.proxies import NumberProxy, flat_proxies
+from ..ir.trace import current_trace
 from ..ir.traits import NON_TRAIT_TAGS, TRAITS
+from .symbolic_meta import Untranslatable, has_symbolic, symbolic_fake_run
 
 __all__ = ["torch_op", "prim", "T", "F", "TORCH_CALLS", "TORCH_IMPLS", "SYMBOLS", "PRIMS", "OpDef", "fake_meta",
            "torch_call_of"]
@@ -269,15 +271,20 @@ def _to_fake(x, mode, swap=None):
     """Fake tensors for the proxies in ``x``. ``swap``: a non-CPU device whose tensors are made
     on ``"meta"`` instead (see :func:`fake_args`)."""
     if isinstance(x, TensorProxy):
+        shape = tuple(_to_fake(s, mode) if type(s) is NumberProxy else s for s in x.shape)
         with mode:
-            t = torch.empty(x.shape, dtype=x.dtype, device="meta" if swap is not None and x.device == swap else x.device)
+            t = torch.empty(shape, dtype=x.dtype, device="meta" if swap is not None and x.device == swap else x.device)
             if x.requires_grad:
                 # a non-leaf, as traced values are: in-place ops on a leaf that requires grad
                 # are errors (x[0] = 0 on an intermediate is not)
                 t = t.requires_grad_(True).clone()
         return t
     if isinstance(x, NumberProxy):
-        # a fake-tensor meta needs the number: a symbolic one specialises (guarded by the capture)
+        # A fake-tensor meta needs the number. While capturing, a symbolic one specialises
+        # (guarded: the result's shape may depend on it); after capture (the verifier, autograd)
+        # the trace's metadata is already decided, and this call's value stands in for it.
+        if x.symbolic and getattr(current_trace(), "specialize", None) is None:
+            return x.hint
         return x.specialize()
     if isinstance(x, (list, tuple)):
         return type(x)(_to_fake(y, mode, swap) for y in x)
@@ -338,11 +345,22 @@ def named_like(template, x):
     return x
 
 
+def _guards_recorded() -> bool:
+    from ..ir.trace import current_guard_sink, use_hints
+
+    return getattr(current_trace(), "specialize", None) is not None or current_guard_sink() not in (None, use_hints)
+
+
 def fake_meta(call: Callable, named: bool = False) -> Callable:
     """A meta function computing outputs by running ``call`` (torch-convention args) under
     FakeTensorMode; ``call`` receives the symbol call's (positional, keywords). ``named``
     keeps torch's named tuples (a bound symbol's output holds plain tuples)."""
     def meta(*pos, **kw):
+        if has_symbolic((pos, kw)) and _guards_recorded():
+            try:  # symbolic sizes through torch's ShapeEnv; what it cannot express: concrete, guarded
+                return symbolic_fake_run(call, pos, kw, named)
+            except Untranslatable:
+                pass
         mode = _mode()
         fpos, fkw, swap = fake_args(pos, kw, mode)
         with mode:

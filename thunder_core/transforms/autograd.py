@@ -31,6 +31,7 @@ import torch
 
 from ..ir import Trace, TensorProxy, flat_proxies, tensor_proxy, tracing
 from . import vjp as _vjp
+from .numbers import materialize_numbers
 
 __all__ = ["Split", "NotSplittable", "split", "needs_grad", "differentiable_outputs"]
 
@@ -319,6 +320,7 @@ def build(joint: Trace, fusing: bool = True) -> Split:
     bwd.output = _map(bwd.output, detach)
     fwd = joint.derive(name="forward", output=(joint.output, tuple(saved)))
     fwd.bound_symbols = dce(fwd.bound_symbols, flat_proxies(fwd.output))
+    fwd = materialize_numbers(fwd)  # symbolic sizes the backward reads, made inside decompositions
     return Split(fwd, bwd, saved, outs, joint)
 
 

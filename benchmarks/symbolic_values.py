@@ -1,0 +1,158 @@
+"""cache="symbolic values" against "constant values" and torch.compile, side by side.
+
+1. Changing sequence length: a GPT block (forward, no grad) called with 10 sequence lengths,
+   and a GPT training step (forward + backward) with 5: total time of all calls (compiles
+   included) and the number of compiles, for tc.jit with "constant values", tc.jit with
+   "symbolic values", torch.compile (default: recompiles once, then marks the size dynamic)
+   and torch.compile(dynamic=True).
+2. Greedy decoding: a Hugging Face GPT-2 (2 layers, random weights) ``generate`` of 10 tokens
+   with its KV cache through the jitted model: compiles and total time, for both cache modes
+   (skipped without transformers).
+3. The cost of a cache hit: median per-call time of the same call repeated (the GPT block at
+   one length; ``x * s + s`` on an 8x8 tensor), tc.jit "symbolic values" against "constant
+   values", interleaved so that both see the same machine state.
+
+Run: ``python -m benchmarks.symbolic_values [--quick] [--json PATH]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+import warnings
+
+import torch
+
+import thunder_core as tc
+from thunder_core.examples.models import GPT, GPTBlock
+
+
+def _systems():
+    def tc_jit(cache):
+        return lambda m: tc.jit(m, cache=cache), tc.cache_misses
+
+    def compiled(dynamic):
+        def prepare(m):
+            import torch._dynamo
+
+            torch._dynamo.reset()
+            return torch.compile(m, dynamic=dynamic)
+
+        def compiles(_):
+            from torch._dynamo.utils import counters
+
+            return int(counters["stats"]["unique_graphs"])
+        return prepare, compiles
+
+    return {"tc.jit constant values": tc_jit("constant values"), "tc.jit symbolic values": tc_jit("symbolic values"),
+            "torch.compile": compiled(None), "torch.compile dynamic=True": compiled(True)}
+
+
+def changing_lengths(quick: bool, train: bool) -> dict:
+    torch.manual_seed(0)
+    if train:
+        model, lens = GPT(), list(range(16, 16 + (3 if quick else 5)))
+        calls = [(torch.randint(0, 128, (2, t)), torch.randint(0, 128, (2, t))) for t in lens]
+    else:
+        model, lens = GPTBlock(64, 4).eval(), list(range(32, 32 + (5 if quick else 10)))
+        calls = [(torch.randn(4, t, 64),) for t in lens]
+    out = {"lengths": lens, "train": train, "systems": {}}
+    for name, (prepare, compiles) in _systems().items():
+        obj = prepare(model)
+        c0 = compiles(obj) if name.startswith("torch") else 0
+        t0 = time.perf_counter()
+        for args in calls:
+            if train:
+                _, loss = obj(*args)
+                loss.backward()
+                model.zero_grad()
+            else:
+                with torch.no_grad():
+                    obj(*args)
+        out["systems"][name] = {"total_s": time.perf_counter() - t0, "compiles": compiles(obj) - c0}
+    return out
+
+
+def decoding(quick: bool) -> dict | None:
+    try:
+        from thunder_core.examples import transformers_models as hf
+
+        model = hf.build("gpt2").eval()
+    except ImportError:
+        return None
+    kw = hf.inputs("gpt2")
+    kw.pop("decoder_input_ids", None)
+    n = 5 if quick else 10
+    with torch.no_grad():
+        ref = model.generate(**kw, max_new_tokens=n, do_sample=False)
+    out = {"new_tokens": n, "systems": {}}
+    for cache in ("constant values", "symbolic values"):
+        jm = tc.jit(model, cache=cache)
+        t0 = time.perf_counter()
+        with torch.no_grad():
+            tokens = jm.generate(**kw, max_new_tokens=n, do_sample=False)
+        out["systems"][f"tc.jit {cache}"] = {"total_s": time.perf_counter() - t0, "compiles": tc.cache_misses(jm),
+                                             "same_tokens_as_eager": bool(torch.equal(tokens, ref))}
+    return out
+
+
+def hit_cost(quick: bool) -> dict:
+    torch.manual_seed(0)
+    block, x = GPTBlock(64, 4).eval(), torch.randn(4, 32, 64)
+    a = torch.randn(8, 8)
+    cases = {"GPT block forward": (block, (x,)), "x * s + s": (lambda t, s: t * s + s, (a, 1.5))}
+    reps = 50 if quick else 300
+    out = {}
+    for label, (fn, args) in cases.items():
+        fns = {cache: tc.jit(fn, cache=cache) for cache in ("constant values", "symbolic values")}
+        times = {cache: [] for cache in fns}
+        with torch.no_grad():
+            for f in fns.values():
+                f(*args)
+                f(*args)
+            for _ in range(reps):  # interleaved: both see the same machine state
+                for cache, f in fns.items():
+                    t0 = time.perf_counter()
+                    f(*args)
+                    times[cache].append(time.perf_counter() - t0)
+        med = {cache: statistics.median(ts) * 1e6 for cache, ts in times.items()}
+        out[label] = {"median_us": med, "symbolic_over_constant": med["symbolic values"] / med["constant values"]}
+    return out
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m benchmarks.symbolic_values", description=__doc__.split("\n\n")[0])
+    p.add_argument("--quick", action="store_true", help="fewer lengths and repetitions")
+    p.add_argument("--json", help="also write the results to this file")
+    a = p.parse_args(argv)
+    torch.set_num_threads(1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = {"forward": changing_lengths(a.quick, False), "training": changing_lengths(a.quick, True),
+               "decoding": decoding(a.quick), "hit": hit_cost(a.quick)}
+    for key in ("forward", "training"):
+        r = res[key]
+        print(f"\n{'GPT training step' if r['train'] else 'GPT block forward'}, sequence lengths "
+              f"{r['lengths'][0]}..{r['lengths'][-1]} ({len(r['lengths'])} calls):")
+        for name, s in r["systems"].items():
+            print(f"  {name:28s} total {s['total_s']:7.2f} s   compiles {s['compiles']}")
+    if res["decoding"]:
+        print(f"\nHF GPT-2 generate, {res['decoding']['new_tokens']} new tokens with the KV cache:")
+        for name, s in res["decoding"]["systems"].items():
+            print(f"  {name:28s} total {s['total_s']:7.2f} s   compiles {s['compiles']}   "
+                  f"eager's tokens: {s['same_tokens_as_eager']}")
+    print("\nCache hit, median per call:")
+    for label, r in res["hit"].items():
+        m = r["median_us"]
+        print(f"  {label:20s} constant {m['constant values']:8.1f} us   symbolic {m['symbolic values']:8.1f} us   "
+              f"ratio {r['symbolic_over_constant']:.2f}")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(res, f, indent=1)
+    return res
+
+
+if __name__ == "__main__":
+    main()

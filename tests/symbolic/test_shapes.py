@@ -1,0 +1,102 @@
+"""cache="symbolic values": sizes of argument tensors stay symbolic. Each test runs the
+jitted function and eager on several shapes and counts the compiles."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import thunder_core as tc
+from thunder_core.examples.models import GPT, GPTBlock
+
+
+def jit(fn, **kw):
+    return tc.jit(fn, cache="symbolic values", **kw)
+
+
+def test_reshape_with_a_symbolic_batch_is_one_trace():
+    f = lambda t, b: t.reshape(b, -1) * 2  # noqa: E731
+    jf = jit(f)
+    t = torch.randn(12, 4)
+    for b in (2, 3, 4, 6):
+        torch.testing.assert_close(jf(t, b), f(t, b))
+    assert tc.cache_misses(jf) == 1
+    assert "t: \"cpu f32[t_0, t_1]\"" in str(tc.last_traces(jf)[0])
+
+
+def test_split_with_symbolic_sections_is_one_trace():
+    def f(a, d0, d1):
+        x, y, z = torch.split(a, (d0, d1, a.size(2) - d0 - d1), dim=2)
+        return x.sum(2) + y.sum(2) * z.sum(2)
+
+    jf = jit(f)
+    a = torch.randn(2, 3, 10)
+    for d0, d1 in ((2, 3), (4, 4), (1, 5), (3, 2)):
+        torch.testing.assert_close(jf(a, d0, d1), f(a, d0, d1))
+    assert tc.cache_misses(jf) == 1
+
+
+def test_sizes_of_one_specialise_and_sizes_that_must_agree_are_guarded():
+    f = lambda x, y: x + y  # noqa: E731
+    jf = jit(f)
+    for n in (3, 5, 7):
+        x, y = torch.randn(n, 4), torch.randn(n, 4)
+        torch.testing.assert_close(jf(x, y), f(x, y))
+    assert tc.cache_misses(jf) == 1
+    assert "x_0 == y_0 is True" in tc.last_prologue_traces(jf)[-1]
+    x, y = torch.randn(1, 4), torch.randn(3, 4)  # size 1 broadcasts: a trace of its own
+    torch.testing.assert_close(jf(x, y), f(x, y))
+    assert tc.cache_misses(jf) == 2
+    with pytest.raises(RuntimeError):  # sizes that do not broadcast fail as in eager
+        jf(torch.randn(3, 4), torch.randn(5, 4))
+
+
+def test_gpt_forward_over_ten_sequence_lengths_is_one_trace():
+    torch.manual_seed(0)
+    m = GPT()
+    jm = tc.jit(m, cache="symbolic values")
+    with torch.no_grad():
+        for t in range(20, 30):
+            x = torch.randint(0, 128, (2, t))
+            torch.testing.assert_close(jm(x), m(x))
+    assert tc.cache_misses(jm) == 1
+
+
+def test_gpt_training_step_over_sequence_lengths_is_one_trace():
+    torch.manual_seed(0)
+    m = GPT()
+    jm = tc.jit(m, cache="symbolic values")
+    for t in (20, 23, 26):
+        x, y = torch.randint(0, 128, (2, t)), torch.randint(0, 128, (2, t))
+        _, loss = jm(x, y)
+        loss.backward()
+        got = {n: p.grad.clone() for n, p in m.named_parameters()}
+        m.zero_grad()
+        _, want = m(x, y)
+        want.backward()
+        torch.testing.assert_close(loss, want)
+        for n, p in m.named_parameters():
+            torch.testing.assert_close(got[n], p.grad, atol=1e-5, rtol=1e-4)
+        m.zero_grad()
+    assert tc.cache_misses(jm) == 1
+
+
+@pytest.mark.parametrize("executors", [None, ["torch"]])
+def test_gpt_block_default_and_torch_executors(executors):
+    torch.manual_seed(0)
+    m = GPTBlock(64, 4)
+    jm = tc.jit(m, cache="symbolic values", executors=executors)
+    with torch.no_grad():
+        for t in (8, 9, 12):
+            x = torch.randn(2, t, 64)
+            torch.testing.assert_close(jm(x), m(x))
+    assert tc.cache_misses(jm) == 1
+
+
+def test_parameters_keep_static_shapes():
+    m = torch.nn.Linear(4, 3)
+    jm = tc.jit(m, cache="symbolic values")
+    with torch.no_grad():
+        jm(torch.randn(5, 4))
+    trace = str(tc.last_traces(jm)[0])
+    assert "f32[3, 4]" in trace and "f32[input_0, input_1]" in trace, trace
