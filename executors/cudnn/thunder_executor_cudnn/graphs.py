@@ -7,7 +7,7 @@ A claimed symbol becomes one or two graphs (:class:`Step`), run in order:
   the forward): ``sdpa`` with ``generate_stats`` (q, k, v[, bias]) -> o, stats, then
   ``sdpa_backward`` (q, k, v, o, dO, stats[, bias]) -> dQ, dK, dV;
 * layer_norm / rms_norm forward: ``layernorm`` / ``rmsnorm`` in the INFERENCE phase
-  (x, scale[, bias], eps) -> y;
+  (x, scale[, bias]) -> y, eps baked in as a pass-by-value scalar;
 * their backward (the statistics are recomputed, as the core's symbols do):
   ``layernorm`` / ``rmsnorm`` in the TRAINING phase -> y (discarded), mean, inv_variance,
   then ``layernorm_backward`` / ``rmsnorm_backward`` -> dX, dScale[, dBias].
@@ -36,6 +36,7 @@ class Step:
     graph: object
     inputs: dict = field(default_factory=dict)
     outputs: dict = field(default_factory=dict)
+    constants: dict = field(default_factory=dict)  # role -> value of scalars baked in (eps)
     built: bool = False  # execution plans built (at run time, on a GPU)
     checked: dict | None = None  # what aot.check found (once per graph)
 
@@ -64,11 +65,10 @@ class _Maker:
         self.step.inputs[role] = t
         return t
 
-    def scalar(self, role):
-        t = self.step.graph.tensor(name=role, dim=[1, 1, 1, 1], stride=[1, 1, 1, 1],
-                                   data_type=cudnn().data_type.FLOAT, is_pass_by_value=True)
-        self.step.inputs[role] = t
-        return t
+    def constant(self, role, value: float):
+        """A float32 scalar baked into the graph (pass-by-value: never bound at execution)."""
+        self.step.constants[role] = value
+        return self.step.graph.tensor_scalar(value, cudnn().data_type.FLOAT, name=role)
 
     def output(self, role, t, shape, dtype=None):
         t.set_output(True).set_dim(list(shape)).set_stride(list(self.strides.get(role, row_major(shape))))
@@ -125,7 +125,7 @@ def _norm_forward(spec: Norm, sm, training: bool) -> Step:
     phase = c.norm_forward_phase.TRAINING if training else c.norm_forward_phase.INFERENCE
     name = f"{spec.kind.replace('_', '')}_{'training' if training else 'inference'}"
     m = _Maker(name, spec.dtype, sm, {"x": xs, "scale": ws, "bias": ws, "y": xs, "mean": ss, "inv_variance": ss})
-    x, w, eps = m.input("x", xd), m.input("scale", wd), m.scalar("eps")
+    x, w, eps = m.input("x", xd), m.input("scale", wd), m.constant("eps", spec.eps)
     if spec.kind == "layer_norm":
         bias = m.input("bias", wd)
         y, mean, inv_var = m.step.graph.layernorm(name="layernorm", norm_forward_phase=phase, input=x, scale=w,
@@ -188,6 +188,10 @@ def describe(step: Step) -> dict:
     """The graph as the frontend describes it (``graph.inspect()``: context, nodes with their
     inputs, outputs and parameters, tensors with dims, strides, dtypes), with the roles."""
     info = step.graph.inspect()
+    for node in info.get("nodes", ()):  # parameters as plain values (enums by name: "norm_forward_phase.TRAINING")
+        node["params"] = {k: v if isinstance(v, (bool, int, float, str, type(None))) else str(v)
+                          for k, v in dict(node.get("params") or {}).items()}
     return {"name": step.name, "roles": {"inputs": {r: t.get_name() for r, t in step.inputs.items()},
-                                         "outputs": {r: t.get_name() for r, t in step.outputs.items()}},
+                                         "outputs": {r: t.get_name() for r, t in step.outputs.items()},
+                                         "constants": dict(step.constants)},
             "graph": info}
