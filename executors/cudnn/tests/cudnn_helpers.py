@@ -13,7 +13,7 @@ from thunder_executor_cudnn.plugin import CUDNN
 
 def fake(*shapes, dtype=torch.bfloat16, requires_grad=False):
     with FakeTensorMode():
-        out = [torch.randn(*s, device="cuda", dtype=dtype) for s in shapes]
+        out = [torch.randn(*s, device="cuda").to(dtype) for s in shapes]
     return [t.requires_grad_() if requires_grad else t for t in out]
 
 
