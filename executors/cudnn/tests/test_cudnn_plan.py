@@ -40,8 +40,10 @@ def test_gpt_block_on_h100_gets_cudnn_attention_forward_and_backward():
         assert all(a.kind == "cudnn-graph" for a in p.artifacts[name])
     explanation = p.explain()
     assert "-> cudnn" in explanation and "cuDNN attention bfloat16 b=8 h=16 s_q=2048 s_kv=2048 d=64 causal" in explanation
-    # the normalizations are claimed too, and lose (same bytes as eager's kernels, more overhead)
-    assert explanation.count("cudnn region") >= 6, explanation
+    # the normalizations are claimed too, and lose (same bytes as eager's kernels, more overhead;
+    # with triton installed, its fused kernels take them and fewer decisions show a cudnn claim)
+    lost = [ln for ln in explanation.splitlines() if "cudnn region" in ln and "-> cudnn" not in ln]
+    assert len(lost) >= 1 and explanation.count("cudnn region") >= 3, explanation
 
 
 @pytest.mark.needs_cudnn
