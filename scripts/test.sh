@@ -38,6 +38,13 @@ venv .venv "$py311"
   || .venv/bin/python -m pip install -q -c constraints.txt -e executors/triton
 # ----
 
+# ---- the cudnn executor (executors/cudnn): the cuDNN frontend (Python module `cudnn`) and
+# libcudnn; without a GPU its tests build and validate graphs, nothing executes
+.venv/bin/python -m pip install -q -c constraints.txt nvidia-cudnn-frontend nvidia-cudnn-cu13
+.venv/bin/python -m pip install -q -c constraints.txt --no-build-isolation -e executors/cudnn 2>/dev/null \
+  || .venv/bin/python -m pip install -q -c constraints.txt -e executors/cudnn
+# ----
+
 echo "== Python 3.11: full suite"
 .venv/bin/python -m pytest -q "$@"
 
