@@ -100,3 +100,28 @@ def test_parameters_keep_static_shapes():
         jm(torch.randn(5, 4))
     trace = str(tc.last_traces(jm)[0])
     assert "f32[3, 4]" in trace and "f32[input_0, input_1]" in trace, trace
+
+
+def test_greedy_decoding_with_a_kv_cache_compiles_prefill_and_decode_once_each():
+    hf = pytest.importorskip("thunder_core.examples.transformers_models")
+    pytest.importorskip("transformers")
+    model = hf.build("gpt2").eval()
+    kw = hf.inputs("gpt2")
+    jm = tc.jit(model, cache="symbolic values")
+    with torch.no_grad():
+        tokens = jm.generate(**kw, max_new_tokens=8, do_sample=False)
+        want = model.generate(**kw, max_new_tokens=8, do_sample=False)
+    assert torch.equal(tokens, want)
+    assert tc.cache_misses(jm) == 2  # the prompt (length >= 2), then every one-token step
+
+
+def test_a_tensor_value_in_a_branch_is_an_error_naming_the_line():
+    def f(x):
+        if x.sum().item() > 0:
+            return x
+        return -x
+
+    with pytest.raises(Exception) as info:
+        jit(f)(torch.randn(3, 4))
+    text = str(info.value) + "".join(getattr(info.value, "__notes__", []))
+    assert "test_shapes.py" in text and ("torch.where" in text or "torch.cond" in text), text

@@ -16,7 +16,8 @@ broken invariant fails at the pass that broke it. It checks:
   device, requires_grad; a number's type and known value);
 * a symbolic number (``cache="symbolic values"``) may be read anywhere: it is a function of
   the trace's numbers and tensor sizes (its ``expr``), computed at the top level where an
-  executor needs it (``transforms.numbers.materialize_numbers``);
+  executor needs it (``transforms.numbers.materialize_numbers``), also when a decomposition
+  made it first;
 * the calling convention (see ``thunder_core.ir.symbol``): no proxy is passed by keyword
   (except symbolic numbers inside static metadata, the sizes of a symbolic shape),
   no dtype/device/layout/memory format/string positionally, keyword names are identifiers;
@@ -160,7 +161,8 @@ class _Verifier:
                                   "A decomposition must return exactly the proxies its bound symbol outputs.")
             for p in bsym.flat_outs:
                 from_subsymbols = inner is not None and inner.get(p.name) is p and p.name not in visible
-                if p.name in visible or (p.name in self.defined and not from_subsymbols):
+                again = type(p) is NumberProxy and p.symbolic and self.defined.get(p.name) is p and p.name not in visible
+                if not again and (p.name in visible or (p.name in self.defined and not from_subsymbols)):
                     self.fail(bsym, f"it defines {p.name}, which is already defined",
                               "Every name is assigned once (decompositions included); give the new value a fresh "
                               "name with trace.make_name.")
