@@ -161,7 +161,9 @@ class _Verifier:
                                   "A decomposition must return exactly the proxies its bound symbol outputs.")
             for p in bsym.flat_outs:
                 from_subsymbols = inner is not None and inner.get(p.name) is p and p.name not in visible
-                again = type(p) is NumberProxy and p.symbolic and self.defined.get(p.name) is p and p.name not in visible
+                # the same symbolic number computed again (materialized at the top level, or by a
+                # recomputed decomposition): the same value, from the same inputs
+                again = type(p) is NumberProxy and p.symbolic and self.defined.get(p.name) is p
                 if not again and (p.name in visible or (p.name in self.defined and not from_subsymbols)):
                     self.fail(bsym, f"it defines {p.name}, which is already defined",
                               "Every name is assigned once (decompositions included); give the new value a fresh "

@@ -60,11 +60,13 @@ def materialize_numbers(trace: Trace) -> Trace:
 
     add_dims(inputs)
     for b in trace.bound_symbols:
+        if b.sym.id.startswith("prims.py_") and b.flat_outs and all(id(o) in defined for o in b.flat_outs):
+            continue  # computed earlier already (a region scheduled a use before this definition)
         need((b.args, dict(b.kwargs)))
         out.append(b)
         defined.update(id(o) for o in b.flat_outs)
         add_dims(b.flat_outs)
     need(trace.output)
-    if len(out) == len(trace.bound_symbols):
+    if len(out) == len(trace.bound_symbols) and all(a is b for a, b in zip(out, trace.bound_symbols)):
         return trace
     return trace.derive(bound_symbols=out)
