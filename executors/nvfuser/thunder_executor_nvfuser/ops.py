@@ -103,15 +103,17 @@ def _cat(em, b):
 
 
 def _pad(em, b):
-    a, value = b.args[0], arg(b, 1, "padding_value")
-    config = arg(b, 2, "padding_config")
-    widths = []
-    for lo, hi, interior in reversed(list(config)):  # nvFuser, like F.pad: (lo, hi) pairs from the last dim
-        if interior != 0 or lo < 0 or hi < 0:
-            raise Unsupported(f"prims.pad of {a.name} with (lo, hi, interior) = {(lo, hi, interior)} (nvFuser pads "
-                              f"without interior padding or cropping)")
-        widths += [int(lo), int(hi)]
-    return em.op("pad", em.value(a), widths, em.value(value, like=a))
+    """``ltorch.pad`` (``F.pad``) has no decomposition; constant padding is nvFuser's ``pad``
+    (widths as F.pad gives them: (lo, hi) pairs from the last dim)."""
+    a = b.args[0]
+    value = b.args[1] if len(b.args) > 1 else b.kwargs.get("value")
+    mode = b.kwargs.get("mode", "constant")
+    widths = _ints(b.kwargs.get("pad", ()), "pad")
+    if mode != "constant":
+        raise Unsupported(f"F.pad with mode={mode!r} (only constant padding is translated)")
+    if any(w < 0 for w in widths):
+        raise Unsupported(f"F.pad with the negative widths {tuple(widths)} (cropping is not translated)")
+    return em.op("pad", em.value(a), widths, em.value(0 if value is None else value, like=a))
 
 
 def _reduction(name):
@@ -189,7 +191,8 @@ BINARY = {
 }
 
 #: symbol id -> emit(em, bsym) -> value. Primitives, and the few torch-level symbols that
-#: have no decomposition but a meaning inside a fusion.
+#: have no decomposition but a meaning inside a fusion (``contiguous``, ``pad``). ``prims.pad``
+#: (XLA-style, with interior padding) is not here: no torch-level op decomposes into it.
 TRANSLATIONS = {
     **{f"prims.{k}": _unary(v) for k, v in UNARY.items()},
     **{f"prims.{k}": _binary(v) for k, v in BINARY.items()},
@@ -201,7 +204,6 @@ TRANSLATIONS = {
     "prims.squeeze": _squeeze,
     "prims.slice": _slice,
     "prims.cat": _cat,
-    "prims.pad": _pad,
     "prims.sum": _reduction("sum"),
     "prims.prod": _reduction("prod"),
     "prims.amax": _reduction("max"),
@@ -211,6 +213,7 @@ TRANSLATIONS = {
     "prims.full": _full,
     "prims.iota": _iota,
     "ltorch.contiguous": _contiguous,
+    "ltorch.pad": _pad,
 }
 
 #: primitives that only rearrange or view data: a region made of nothing else is left to
