@@ -23,10 +23,10 @@ def numbered_in_order(text: str) -> str:
 
 
 def round_trip(text: str) -> str:
-    """Re-execute the printed definition and print it again. The rebuilt definition is the
-    same op for op, but nvFuser numbers some values differently on the first rebuild (a
-    slice's, cat's or var's internal scalars: measured); from then on it prints exactly
-    itself."""
+    """Re-execute the printed definition and print it again: the same statements in the same
+    order. nvFuser numbers some values differently on the first rebuild (measured: where
+    its own lowering made values, as in slice, cat, var, sign, layer_norm), so names are
+    compared renumbered by first appearance; the rebuilt one then prints exactly itself."""
     from thunder_executor_nvfuser.definition import rebuild
 
     again = repr(rebuild(text))

@@ -98,8 +98,20 @@ def _slice(em, b):
 
 
 def _cat(em, b):
-    tensors = arg(b, 0, "tensors")
-    return em.op("cat", [em.value(t) for t in tensors], dim=int(arg(b, 1, "dim")))
+    """Each tensor padded with zeros to the joined size at its offset along ``dim``, then
+    nvFuser's ``cat(..., manual_padding=True)``: with ``cat``'s own padding, nvFuser prints
+    widths as scalar expressions that re-execute into a different definition (measured:
+    three inputs), with constant widths here it prints back exactly."""
+    tensors = list(arg(b, 0, "tensors"))
+    dim = int(arg(b, 1, "dim"))
+    rank, total = len(tensors[0].shape), sum(int(t.shape[dim]) for t in tensors)
+    padded, offset = [], 0
+    for t in tensors:
+        size = int(t.shape[dim])
+        widths = [0, 0] * (rank - 1 - dim) + [offset, total - offset - size] + [0, 0] * dim
+        padded.append(em.op("pad", em.value(t), widths, em.value(0, like=t)))
+        offset += size
+    return em.op("cat", padded, dim, manual_padding=True)
 
 
 def _pad(em, b):
