@@ -80,7 +80,7 @@ bash scripts/wheels.sh
 # own suite there (the torch versions we support: 2.13 above, 2.10 here), then the nvfuser
 # executor's tests with the real library (its definitions, their printed form re-executed, their
 # fusion math; tc.plan of a GPT block for an H100). .venv-nvfuser is reused when present.
-# Measured on 2 cores: about 2 min to create (a 4 GB download), about 5 min to run.
+# Measured on 2 cores: about 1.5 min to create (a 4 GB download), about 6.5 min to run.
 echo "== nvFuser lane: Python 3.12, torch 2.10.0, nvfuser-cu128-torch210"
 py312=$(find_python 3.12)
 if [ -z "$py312" ]; then
@@ -101,5 +101,8 @@ else
   .venv-nvfuser/bin/python -m pytest -q tests executors/torch/tests "$@"
   echo "== nvFuser lane: the nvfuser executor with nvfuser_direct"
   .venv-nvfuser/bin/python -m pytest -q executors/nvfuser/tests "$@"
+  echo "== nvFuser lane: conformance kit: nvfuser executor planned for an H100 (its claims and artifacts)"
+  .venv-nvfuser/bin/python -m pytest -q --pyargs thunder_core.testing.conformance \
+    --thunder-executor nvfuser --thunder-ops "add,mul,exp,tanh,where,softmax,sum,amax" --thunder-target h100
 fi
 # ---- end of the nvFuser lane
