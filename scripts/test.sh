@@ -37,6 +37,11 @@ venv .venv "$py311"
 .venv/bin/python -m pip install -q -c constraints.txt --no-build-isolation -e executors/triton 2>/dev/null \
   || .venv/bin/python -m pip install -q -c constraints.txt -e executors/triton
 # ----
+# ---- the nvfuser executor (executors/nvfuser): without nvFuser's wheel here (none for torch 2.13)
+# its tests that need nvfuser_direct skip; the nvFuser lane at the end runs them with the library
+.venv/bin/python -m pip install -q -c constraints.txt --no-build-isolation -e executors/nvfuser 2>/dev/null \
+  || .venv/bin/python -m pip install -q -c constraints.txt -e executors/nvfuser
+# ----
 
 # ---- the cudnn executor (executors/cudnn): the cuDNN frontend (Python module `cudnn`) and
 # libcudnn; without a GPU its tests build and validate graphs, nothing executes
@@ -76,3 +81,35 @@ done
 
 echo "== wheel lane: built wheels installed (not editable) and checked from outside the tree"
 bash scripts/wheels.sh
+
+# ---- the nvFuser lane (executors/nvfuser, issue #15): thunder_core on Python 3.12 with torch 2.10
+# (the CUDA 12.8 build from PyPI; no GPU is needed) and nvFuser's wheel for it. Runs the core's
+# own suite there (the torch versions we support: 2.13 above, 2.10 here), then the nvfuser
+# executor's tests with the real library (its definitions, their printed form re-executed, their
+# fusion math; tc.plan of a GPT block for an H100). .venv-nvfuser is reused when present.
+# Measured on 2 cores: about 1.5 min to create (a 4 GB download), about 6.5 min to run.
+echo "== nvFuser lane: Python 3.12, torch 2.10.0, nvfuser-cu128-torch210"
+py312=$(find_python 3.12)
+if [ -z "$py312" ]; then
+  if [ "${CI:-}" = "true" ]; then echo "Python 3.12 not found: the nvFuser lane needs it" >&2; exit 1; fi
+  echo "== Python 3.12 not found: skipping the nvFuser lane"
+else
+  nvf_constraints=executors/nvfuser/constraints-torch210.txt
+  if ! [ -x .venv-nvfuser/bin/python ] || ! .venv-nvfuser/bin/python -c "import nvfuser_direct, pytest" 2>/dev/null; then
+    venv .venv-nvfuser "$py312"
+    .venv-nvfuser/bin/python -m pip install -q --pre -c "$nvf_constraints" torch==2.10.0 nvfuser-cu128-torch210 \
+      pytest hypothesis pluggy numpy expecttest setuptools
+  fi
+  .venv-nvfuser/bin/python -m pip install -q -c "$nvf_constraints" --no-build-isolation \
+    -e . -e executors/torch -e tests/plugins/thunder_test_plugin -e executors/nvfuser 2>/dev/null \
+    || .venv-nvfuser/bin/python -m pip install -q -c "$nvf_constraints" \
+      -e . -e executors/torch -e tests/plugins/thunder_test_plugin -e executors/nvfuser
+  echo "== nvFuser lane: the core's suite on torch $(.venv-nvfuser/bin/python -c 'import torch; print(torch.__version__)')"
+  .venv-nvfuser/bin/python -m pytest -q tests executors/torch/tests "$@"
+  echo "== nvFuser lane: the nvfuser executor with nvfuser_direct"
+  .venv-nvfuser/bin/python -m pytest -q executors/nvfuser/tests "$@"
+  echo "== nvFuser lane: conformance kit: nvfuser executor planned for an H100 (its claims and artifacts)"
+  .venv-nvfuser/bin/python -m pytest -q --pyargs thunder_core.testing.conformance \
+    --thunder-executor nvfuser --thunder-ops "add,mul,exp,tanh,where,softmax,sum,amax" --thunder-target h100
+fi
+# ---- end of the nvFuser lane

@@ -43,9 +43,17 @@ def idx(values):
     return torch.tensor(values, dtype=I64)
 
 
-def S(pid, *args, fallback=False, **kwargs):
+def S(pid, *args, fallback=False, marks=(), **kwargs):
     """A sample of ``prims.<pid>``; ``fallback``: the rule hands this case to torch_vjp (complex)."""
-    return pytest.param(f"prims.{pid}", args, kwargs, fallback, id=pid)
+    return pytest.param(f"prims.{pid}", args, kwargs, fallback, id=pid, marks=marks)
+
+
+#: torch 2.10's autograd has no derivative for nextafter (NotImplementedError), so the rule
+#: cannot be compared with it there; torch 2.13 has one
+_NO_NEXTAFTER_GRAD = (pytest.mark.xfail(reason="torch 2.10's autograd has no derivative for nextafter "
+                                               "(NotImplementedError): nothing to compare the rule with",
+                                        raises=NotImplementedError, strict=True)
+                      if torch.__version__.startswith("2.10.") else ())
 
 
 _DOMAIN = {"log log1p log2 log10 sqrt rsqrt reciprocal lgamma digamma": pos,
@@ -79,7 +87,7 @@ SAMPLES = [
     S("minimum", TIES, t([1.0, 5.0, 0.0, 0.0, 2.0])), S("minimum", 0.5, r(2, 3)),
     S("atan2", r(2, 3), r(2, 3)), S("hypot", r(2, 3), r(2, 3)),
     S("copysign", t([0.0, -1.0, 2.0, 3.0]), t([1.0, 1.0, -2.0, 0.0])),
-    S("nextafter", t([1.0, 2.0, -1.0, 0.0]), t([1.0, 3.0, -2.0, 0.0])),
+    S("nextafter", t([1.0, 2.0, -1.0, 0.0]), t([1.0, 3.0, -2.0, 0.0]), marks=_NO_NEXTAFTER_GRAD),
     S("fmod", r(2, 3), t([[0.7, -0.6, 1.5], [1.1, -2.0, 0.3]])), S("fmod", r(2, 3), 0.7),
     S("remainder", r(2, 3), t([[0.7, -0.6, 1.5], [1.1, -2.0, 0.3]])), S("remainder", r(2, 3), -0.7),
     S("where", torch.tensor([[True, False, True], [False, False, True]]), r(2, 3), r(2, 3)),

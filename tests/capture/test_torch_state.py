@@ -37,6 +37,17 @@ def test_is_compiling_is_true_while_tracing():
     torch.testing.assert_close(tc.jit(f)(torch.ones(3)), torch.ones(3) * 2)
 
 
+def test_cuda_is_available_is_evaluated_not_traced_into():
+    """A CUDA build of torch reads the environment inside torch.cuda.is_available(); the
+    opaque-call checker must not see it (torch 2.10's freeze_rng_state calls it)."""
+    def f(x):
+        return x.to("cuda") if torch.cuda.is_available() else x * 2
+
+    jf = tc.jit(f, sharp_edges="error")
+    expected = f(torch.ones(3))
+    torch.testing.assert_close(jf(torch.ones(3)), expected)
+
+
 def test_manual_seed_inside_the_function_reseeds_on_every_call():
     def f(x):
         torch.manual_seed(7)

@@ -92,10 +92,21 @@ def fn_name(fn) -> str:
     return prefix + fn.__name__
 
 
+#: samples torch 2.10 itself cannot trace (sample id -> why); they pass on the torch 2.13 tested here
+TORCH_2_10_XFAIL = {
+    "split(f32[0, 3], 2)": "torch 2.10's FakeTensor decomposition of aten.split.Tensor raises IndexError for a "
+                           "dim of size 0 (chunks == 0); eager torch 2.10 and torch 2.13 split it",
+}
+TORCH_2_10 = torch.__version__.startswith("2.10.")
+
+
 def S(fn, *args, **kwargs):
     """One sample: ``fn(*args, **kwargs)`` with descriptors built at test time."""
     shown = ", ".join([repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()])
-    return pytest.param(fn, args, kwargs, id=f"{fn_name(fn)}({shown})")
+    sid = f"{fn_name(fn)}({shown})"
+    marks = [pytest.mark.xfail(reason=TORCH_2_10_XFAIL[sid], strict=True)] if TORCH_2_10 and sid in TORCH_2_10_XFAIL \
+        else []
+    return pytest.param(fn, args, kwargs, id=sid, marks=marks)
 
 
 def registered_by(module) -> set:

@@ -83,6 +83,14 @@ def _compiling(I, args, kwargs):
     return True
 
 
+def _cuda_available(I, args, kwargs):
+    # A fact of the process, not a value that changes between calls: evaluated, not traced
+    # into (a CUDA build of torch reads the environment there, which the opaque-call checker
+    # would refuse: torch 2.10's torch.testing freeze_rng_state, or `"cuda" if
+    # torch.cuda.is_available() else "cpu"` in a model).
+    return torch.cuda.is_available(*args, **kwargs)
+
+
 def _nested_jit(I, args, kwargs):
     jf, args = args[0], args[1:]
     if jf._bound is not None:  # a jitted bound method: its object is read through the jitted function
@@ -102,6 +110,7 @@ def thunder_core_lookasides():
 
     table[ckpt.checkpoint] = _checkpoint
     table[torch.random.manual_seed] = _manual_seed
+    table[torch.cuda.is_available] = _cuda_available
     from importlib import import_module
 
     for mod in ("torch.compiler", "torch._dynamo", "torch._dynamo.external_utils", "torch._utils"):
