@@ -144,7 +144,9 @@ def choose_saved(joint, needed, fusing: bool = True, backward=()) -> tuple[list,
     recompute, seen = [], set()
 
     def obtain(p):
-        if id(p) in saved_ids or id(p) not in producer:
+        # numbers are not recomputed: they come from the forward (below), so a size the forward
+        # computed from a tensor (prims.py_dim_size) never pulls that tensor's producer in
+        if id(p) in saved_ids or id(p) not in producer or not isinstance(p, TensorProxy):
             return
         b = producer[id(p)]
         if id(b) in seen:
