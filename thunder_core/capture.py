@@ -271,7 +271,9 @@ class _Recorder:
         return None
 
 
-_SYMBOLIC_TYPES = (int, float, bool)
+# bool arguments stay constants: code tests flags by identity (`unbiased is False`), which no
+# proxy can intercept, and a symbolic bool would buy nothing (a branch on it guards its value)
+_SYMBOLIC_TYPES = (int, float)
 
 
 def _subclass(t):

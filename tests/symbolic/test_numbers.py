@@ -100,8 +100,11 @@ def test_a_float_after_an_int_is_a_new_trace():
     assert "type int" in prologue(jf) or "type float" in prologue(jf)
 
 
-def test_bool_arguments():
+def test_bool_arguments_are_constants():
+    # flags are tested by identity in library code (`unbiased is False`): a bool stays a value
     check(lambda x, b: x + 1 if b else x - 1, [(X, True), (X, False), (X, True)], traces=2)
+    jf = check(lambda x, u: torch.var_mean(x, u), [(X, True), (X, False)], traces=2)
+    assert "equals False" in prologue(jf)
 
 
 def test_keyword_and_list_items_are_symbolic_module_attributes_are_not():

@@ -56,7 +56,7 @@ from ..ir.printing import PRINTERS, print_value
 from ..ir.proxies import NumberProxy, flat_proxies
 from ..ir.trace import current_trace
 from ..ir.traits import NON_TRAIT_TAGS, TRAITS
-from .symbolic_meta import Untranslatable, has_symbolic, symbolic_fake_run
+from .symbolic_meta import has_symbolic, symbolic_fake_run
 
 __all__ = ["torch_op", "prim", "T", "F", "TORCH_CALLS", "TORCH_IMPLS", "SYMBOLS", "PRIMS", "OpDef", "fake_meta",
            "torch_call_of"]
@@ -359,8 +359,8 @@ def fake_meta(call: Callable, named: bool = False) -> Callable:
         if has_symbolic((pos, kw)) and _guards_recorded():
             try:  # symbolic sizes through torch's ShapeEnv; what it cannot express: concrete, guarded
                 return symbolic_fake_run(call, pos, kw, named)
-            except Untranslatable:
-                pass
+            except Exception:  # noqa: BLE001 - Untranslatable, or an op torch cannot run on SymInts:
+                pass  # the concrete path below runs it again (and raises the user's error, if any)
         mode = _mode()
         fpos, fkw, swap = fake_args(pos, kw, mode)
         with mode:
