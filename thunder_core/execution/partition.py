@@ -263,6 +263,12 @@ def partition(trace: Trace, executors, model: CostModel | None = None, *, lower:
     emit(sol, emitted)
     out.explanation.total_us = sol.total_us
     out.trace = materialize_numbers(trace.derive(bound_symbols=emitted))  # numbers regions read
+    for b in out.trace.bound_symbols:  # numbers it added: the first executor implementing them runs them
+        if b.sym.id not in out.impls:
+            for _, ex, impls in ranked:
+                if b.sym.id in impls:
+                    out.impls[b.sym.id], out.owner[b.sym.id] = impls[b.sym.id], ex.name
+                    break
     return out
 
 

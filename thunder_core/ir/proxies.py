@@ -261,7 +261,16 @@ def _round(self, ndigits=None):
     return _number_op("round", self) if ndigits is None else _number_op("round", self, ndigits)
 
 
+def _divmod(self, other):
+    return self // other, self % other
+
+
+def _rdivmod(self, other):
+    return other // self, other % self
+
+
 NumberProxy.__round__ = _round
+NumberProxy.__divmod__, NumberProxy.__rdivmod__ = _divmod, _rdivmod
 NumberProxy.__hash__ = object.__hash__  # defining __eq__ must not make proxies unhashable
 
 

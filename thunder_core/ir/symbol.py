@@ -132,8 +132,11 @@ class Symbol:
         outs = _check_output(self, out)
         input_ids = {id(p) for p in flat_proxies((args, kwargs))}
         reused = [p for p in outs if id(p) in input_ids]
-        if self.decomposition is not None and not subsymbols and len(reused) == len(outs):
-            return out  # a no-op here (e.g. `to` the dtype it already has): nothing to record
+        if self.decomposition is not None and len(reused) == len(outs) and \
+                all(s.sym.id.startswith("prims.py_") for s in subsymbols):
+            # a no-op here (e.g. `to` the dtype it already has): nothing to record (number ops a
+            # symbolic value's checks recorded are guards now, not computations)
+            return out
         if reused:
             raise TracingError(
                 f"Symbol {self.id} returned its input {reused[0].name} as an output. A bound symbol defines each of "
