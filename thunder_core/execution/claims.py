@@ -240,15 +240,20 @@ def region_callable(region: Region, impls) -> Callable:
 def region_key(region: Region):
     """A hashable key of a region's structure and metadata, independent of proxy names:
     equal for two regions that compute the same thing on inputs of the same shapes, dtypes,
-    devices and requires_grad (e.g. one per transformer layer). Key an executor's compile
-    cache with it so such regions compile once."""
-    from ..ir import Proxy, TensorProxy
+    devices and requires_grad (e.g. one per transformer layer). Symbolic sizes
+    (``cache="symbolic values"``) are keyed by which of them are the same, not by name. Key an
+    executor's compile cache with it so such regions compile once."""
+    from ..ir import NumberProxy, Proxy, TensorProxy
 
     index = {id(p): k for k, p in enumerate(region.inputs)}
+    sizes: dict = {}  # symbolic size -> its number in order of first appearance (names differ per compile)
+
+    def dim(s):
+        return ("S", sizes.setdefault(id(s), len(sizes))) if type(s) is NumberProxy else s
 
     def enc(x):
         if isinstance(x, TensorProxy):
-            return ("T", index.get(id(x)), tuple(x.shape), x.dtype, x.device, x.requires_grad)
+            return ("T", index.get(id(x)), tuple(map(dim, x.shape)), x.dtype, x.device, x.requires_grad)
         if isinstance(x, Proxy):
             return ("P", index.get(id(x)))
         if isinstance(x, (tuple, list)):
