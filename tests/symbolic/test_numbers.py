@@ -156,3 +156,13 @@ def test_a_number_computed_from_tensor_values_in_a_branch_is_an_error():
 
     with pytest.raises(TypeError, match="truth value of a tensor"):
         jit(f)(X)
+
+
+def test_a_number_as_a_dict_key_is_its_value_guarded():
+    table = {2: 10.0, 3: 20.0}
+
+    def f(x, n):
+        return x * table.get(n, -1.0)
+
+    jf = check(f, [(X, 2), (X, 3), (X, 2), (X, 4)], traces=3)
+    assert "n == 4" in prologue(jf)

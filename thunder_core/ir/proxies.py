@@ -269,9 +269,21 @@ def _rdivmod(self, other):
     return other // self, other % self
 
 
+def _hash(self):
+    # A symbolic number used as a dict key or set member by the program (`table.get(n)`) is its
+    # value there, guarded; elsewhere (the core keys proxies by id) it hashes by identity.
+    if self.hint is not None and self.value is None:
+        from .trace import current_guard_sink, current_trace, use_hints
+
+        if getattr(current_trace(), "specialize", None) is not None or \
+                current_guard_sink() not in (None, use_hints):
+            return hash(self.specialize())
+    return object.__hash__(self)
+
+
 NumberProxy.__round__ = _round
 NumberProxy.__divmod__, NumberProxy.__rdivmod__ = _divmod, _rdivmod
-NumberProxy.__hash__ = object.__hash__  # defining __eq__ must not make proxies unhashable
+NumberProxy.__hash__ = _hash  # defining __eq__ must not make proxies unhashable
 
 
 @dataclass(frozen=True, eq=False, repr=False)
