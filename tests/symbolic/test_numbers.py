@@ -166,3 +166,12 @@ def test_a_number_as_a_dict_key_is_its_value_guarded():
 
     jf = check(f, [(X, 2), (X, 3), (X, 2), (X, 4)], traces=3)
     assert "n == 4" in prologue(jf)
+
+
+def test_numbers_in_tensor_data_and_list_indices_are_their_values_guarded():
+    def f(x, n):
+        return x[[n, 0]] + torch.tensor([n, 1.0])
+
+    x = torch.randn(5, 2)
+    jf = check(f, [(x, 1), (x, 3), (x, 1)], traces=2)
+    assert "n == 1" in prologue(jf)
