@@ -267,11 +267,21 @@ def _mode():
     return _fake_mode
 
 
-def _to_fake(x, mode, swap=None):
+def _concrete_number(p, size: bool):
+    # A fake-tensor meta needs the number. While capturing, a symbolic one specialises
+    # (guarded: the result's shape may depend on it); after capture (the verifier, autograd)
+    # the trace's metadata is already decided, and this call's value stands in for it.
+    if p.symbolic and getattr(current_trace(), "specialize", None) is None:
+        return p.hint
+    return p.specialize()
+
+
+def _to_fake(x, mode, swap=None, number=_concrete_number):
     """Fake tensors for the proxies in ``x``. ``swap``: a non-CPU device whose tensors are made
-    on ``"meta"`` instead (see :func:`fake_args`)."""
+    on ``"meta"`` instead (see :func:`fake_args`). ``number(proxy, is_size)``: what a
+    NumberProxy (a number, or a tensor's symbolic size) becomes."""
     if isinstance(x, TensorProxy):
-        shape = tuple(_to_fake(s, mode) if type(s) is NumberProxy else s for s in x.shape)
+        shape = tuple(number(s, True) if type(s) is NumberProxy else s for s in x.shape)
         with mode:
             t = torch.empty(shape, dtype=x.dtype, device="meta" if swap is not None and x.device == swap else x.device)
             if x.requires_grad:
@@ -280,16 +290,11 @@ def _to_fake(x, mode, swap=None):
                 t = t.requires_grad_(True).clone()
         return t
     if isinstance(x, NumberProxy):
-        # A fake-tensor meta needs the number. While capturing, a symbolic one specialises
-        # (guarded: the result's shape may depend on it); after capture (the verifier, autograd)
-        # the trace's metadata is already decided, and this call's value stands in for it.
-        if x.symbolic and getattr(current_trace(), "specialize", None) is None:
-            return x.hint
-        return x.specialize()
+        return number(x, False)
     if isinstance(x, (list, tuple)):
-        return type(x)(_to_fake(y, mode, swap) for y in x)
+        return type(x)(_to_fake(y, mode, swap, number) for y in x)
     if isinstance(x, dict):
-        return {k: _to_fake(v, mode, swap) for k, v in x.items()}
+        return {k: _to_fake(v, mode, swap, number) for k, v in x.items()}
     if swap is not None and isinstance(x, (torch.device, str)) and _is_device(x, swap):
         return torch.device("meta")
     return x
@@ -303,23 +308,27 @@ def _is_device(x, device) -> bool:
     return d.type == device.type and (d.index is None or d.index == (device.index or 0))
 
 
-def fake_args(pos, kw, mode):
+def fake_args(pos, kw, mode, number=_concrete_number):
     """(fake positional, fake keywords, swap) for a symbol call. A CUDA fake tensor that
     requires grad aborts the process on a CPU-only build of torch as soon as autograd records
     it (``tc.plan`` for a GPU traces such tensors here), so when an input on a non-CPU device
     requires grad, that device's tensors (and device arguments naming it) are faked on
-    ``"meta"``, where autograd works, and :func:`_from_fake` puts results back (``swap``)."""
+    ``"meta"``, where autograd works, and :func:`from_fake` puts results back (``swap``)."""
     swap = next((p.device for p in flat_proxies((pos, kw))
                  if isinstance(p, TensorProxy) and p.requires_grad and p.device.type not in ("cpu", "meta")), None)
-    return _to_fake(list(pos), mode, swap), _to_fake(kw, mode, swap), swap
+    return _to_fake(list(pos), mode, swap, number), _to_fake(kw, mode, swap, number), swap
 
 
-def _from_fake(x, named=False, swap=None):
+def from_fake(x, named=False, swap=None, size=None):
+    """Proxies for the fake results ``x``. ``size``: maps a SymInt (a size of a symbolic fake
+    tensor, or an int result) back to the trace's numbers; None: sizes are ints."""
     if isinstance(x, torch.Tensor):
         device = swap if swap is not None and x.device.type == "meta" else x.device
-        return tensor_proxy(x.shape, x.dtype, device, x.requires_grad)
+        return tensor_proxy(x.shape if size is None else tuple(map(size, x.shape)), x.dtype, device, x.requires_grad)
+    if size is not None and isinstance(x, torch.SymInt):
+        return size(x)
     if isinstance(x, (list, tuple)):
-        out = tuple(_from_fake(y, named, swap) for y in x)
+        out = tuple(from_fake(y, named, swap, size) for y in x)
         return type(x)(out) if named and is_return_type(x) else out
     return x
 
@@ -365,7 +374,7 @@ def fake_meta(call: Callable, named: bool = False) -> Callable:
         fpos, fkw, swap = fake_args(pos, kw, mode)
         with mode:
             out = call(fpos, fkw)
-        return _from_fake(out, named, swap)
+        return from_fake(out, named, swap)
     return meta
 
 

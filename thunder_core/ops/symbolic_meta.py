@@ -20,7 +20,6 @@ from __future__ import annotations
 import operator
 
 import sympy
-import torch
 
 from ..ir.proxies import NumberProxy, TensorProxy, flat_proxies
 
@@ -65,25 +64,6 @@ class _Symbols:
             hit = self.of_proxy[id(p)] = self.env.create_symintnode(sym, hint=p.hint)
             self.of_symbol[sym] = p
         return hit
-
-
-def _fake(x, syms, mode):
-    if isinstance(x, TensorProxy):
-        shape = [syms.symint(s, True) if type(s) is NumberProxy else s for s in x.shape]
-        with mode:
-            t = torch.empty(shape, dtype=x.dtype, device=x.device)
-            if x.requires_grad:
-                t = t.requires_grad_(True).clone()
-        return t
-    if type(x) is NumberProxy:
-        if x.symbolic and x.python_type is int:
-            return syms.symint(x, False)
-        return x.specialize()
-    if isinstance(x, (list, tuple)):
-        return type(x)(_fake(y, syms, mode) for y in x)
-    if isinstance(x, dict):
-        return {k: _fake(v, syms, mode) for k, v in x.items()}
-    return x
 
 
 _FUNCS = {
@@ -132,30 +112,20 @@ def _size(s, env, syms):
     return _number(expr, syms)
 
 
-def _back(x, env, syms, named, swap):
-    from .registry import is_return_type
-
-    if isinstance(x, torch.Tensor):
-        device = swap if swap is not None and x.device.type == "meta" else x.device
-        from ..ir import tensor_proxy
-
-        return tensor_proxy([_size(s, env, syms) for s in x.shape], x.dtype, device, x.requires_grad)
-    if isinstance(x, torch.SymInt):
-        return _size(x, env, syms)
-    if isinstance(x, (list, tuple)):
-        out = tuple(_back(y, env, syms, named, swap) for y in x)
-        return type(x)(out) if named and is_return_type(x) else out
-    return x
-
-
 def symbolic_fake_run(call, pos, kw, named: bool):
     """``call(fake pos, fake kw)`` on symbolic fake tensors; see the module docstring."""
+    from .registry import fake_args, from_fake
+
     env, mode = _env()
     syms = _Symbols(env)
-    fpos, fkw = _fake(list(pos), syms, mode), _fake(dict(kw), syms, mode)
+
+    def number(p, size):  # symbolic ints (sizes and numbers) become the run's SymInts
+        return syms.symint(p, size) if p.symbolic and p.python_type is int else p.specialize()
+
+    fpos, fkw, swap = fake_args(pos, kw, mode, number)
     with mode:
         out = call(fpos, fkw)
-    result = _back(out, env, syms, named, None)
+    result = from_fake(out, named, swap, size=lambda s: _size(s, env, syms))
     # what torch assumed about the sizes, as predicates on the proxies (guarded by bool())
     for g in env.guards:
         cond = _number(g.expr, syms)
