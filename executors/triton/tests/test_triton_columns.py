@@ -1,5 +1,6 @@
-"""Column kernels (reductions over leading dims, with elementwise prologue and
-epilogue) under Triton's interpreter, against eager PyTorch."""
+"""Reduction kernels (sum/amax/amin over any dims but the last alone, with elementwise
+prologue and epilogue; split across programs when few outputs reduce many elements) under
+Triton's interpreter, against eager PyTorch."""
 
 import pytest
 import torch
@@ -13,6 +14,9 @@ FUNCTIONS = {
     "amax_amin": lambda x, b: x.reshape(-1, x.shape[-1]).amax(0) - x.reshape(-1, x.shape[-1]).amin(0),
     "keepdim_mean": lambda x, b: (x - b).mean((0, 1), keepdim=True),
     "first_dim_of_three": lambda x, b: (x * b).sum(0, keepdim=True),  # a broadcast embedding's gradient
+    "middle_dim": lambda x, b: (x * 2).sum(1) + 1,
+    "outer_and_last": lambda x, b: torch.exp(x).amax((0, 2)),
+    "everything": lambda x, b: (x * b).sum() / 7,
 }
 
 
@@ -27,6 +31,16 @@ def test_column_kernels_match_eager(name, dtype):
     final = tc.last_traces(jf)[-1]
     assert triton_regions(final), final.python()
     assert not any(b.sym.id in ("ltorch.sum", "ltorch.amax", "ltorch.mean") for b in final.bound_symbols)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
+def test_a_convolution_bias_gradient_reduces_dims_0_2_3(dtype):
+    torch.manual_seed(10)
+    x = torch.randn(2, 3, 5, 7, dtype=dtype)
+    fn = lambda x: torch.relu(x).sum((0, 2, 3))  # noqa: E731
+    jf = jit(fn)
+    close(jf(x), fn(x), dtype)
+    assert triton_regions(tc.last_traces(jf)[-1])
 
 
 def test_a_value_reduced_and_reused_over_rows_is_not_one_column_kernel():
