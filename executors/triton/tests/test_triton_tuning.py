@@ -25,7 +25,7 @@ def test_choices_follow_the_shape_and_the_device():
     whole = tuning.row_params(4096, 768, H100, looped=False)
     assert whole == {"BLOCK_R": 2, "BLOCK_C": 1024, "num_warps": 4}
     assert tuning.row_params(4096, 8192, H100, looped=False)["num_warps"] == 8
-    assert tuning.row_params(8, 50257, H100, looped=True) == {"BLOCK_R": 1, "BLOCK_C": 4096, "num_warps": 4}
+    assert tuning.row_params(8, 50257, H100, looped=True) == {"BLOCK_R": 1, "BLOCK_C": 4096, "num_warps": 8}
     # a bias gradient of a large batch: few outputs, many rows: split across the multiprocessors
     bias = tuning.reduce_params(768, 65536, H100)
     assert bias["SPLIT"] > 1 and tuning.cdiv(768, bias["BLOCK_O"]) * bias["SPLIT"] <= 4 * H100.sms

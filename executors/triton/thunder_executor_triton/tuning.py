@@ -73,8 +73,9 @@ def pointwise_params(numel: int, t: Target) -> dict:
 
 def row_params(rows: int, cols: int, t: Target, looped: bool) -> dict:
     """BLOCK_R, BLOCK_C and num_warps of a row kernel. Whole rows: a tile of about 2048
-    elements on a GPU (several short rows per program), 4 warps, 8 from 8192-element tiles;
-    looped rows: one row per program in CHUNK-element steps on a GPU."""
+    elements on a GPU (several short rows per program); looped rows: one row per program in
+    CHUNK-element steps on a GPU. 4 warps, 8 from 4096-element tiles, 16 from 16384 (at most
+    about 32 elements of a tile per thread: fewer registers per value)."""
     if looped:
         block_c = CHUNK[t.device_type]
         block_r = 1 if t.device_type == "cuda" else max(1, min(pow2(rows), (1 << 14) // block_c))
@@ -82,7 +83,8 @@ def row_params(rows: int, cols: int, t: Target, looped: bool) -> dict:
         block_c = pow2(cols)
         budget = 1 << 14 if t.device_type == "cpu" else 2048
         block_r = max(1, min(pow2(rows), budget // block_c))
-    warps = 4 if block_r * block_c < 8192 else 8
+    tile = block_r * block_c
+    warps = 4 if tile < 4096 else 8 if tile < 16384 else 16
     return {"BLOCK_R": block_r, "BLOCK_C": block_c, "num_warps": warps}
 
 
