@@ -74,6 +74,10 @@ def claim(bsyms, ctx):
                 why = why or str(e)
                 end -= 1
                 continue
+            except Exception as e:  # noqa: BLE001  (a generator bug must not fail the user's compile)
+                why = why or f"a bug in the Triton code generator ({type(e).__name__}: {e}); please report it"
+                end -= 1
+                continue
             yield ctx.claim(i, end, ctx.region_us(region), lower, f"{end - i} symbols in one Triton kernel")
             break
         if why is not None and j - i > 1:

@@ -39,9 +39,11 @@ class Kernel:
     ``variant`` is what its source depends on besides the region (see :mod:`.codegen`);
     ``launch(sizes, target, constexprs=None) -> Launch`` gives grid, block sizes and warps for
     a call's sizes (``{}`` when all are static) on a :class:`~.tuning.Target`, with the
-    heuristics' block sizes or the given ones (an autotuner's config: the grid follows them); ``outputs`` are the outputs'
-    shapes as size keys (``dims.product(shape, sizes)``); ``signature`` maps each argument
-    to its Triton type for ahead-of-time compiles (size arguments ``i32``, ``i64`` from 2^31).
+    heuristics' block sizes or the given ones (an autotuner's config: the grid follows them);
+    ``outputs`` are the outputs' shapes as size keys (``dims.product(shape, sizes)``);
+    ``signature`` maps each argument to its Triton type for ahead-of-time compiles (size
+    arguments ``i32``, ``i64`` from 2^31); ``choose(sizes, target)`` is the variant a call
+    needs, ``alternatives`` the other variants calls may need.
     """
 
     source: str

@@ -108,6 +108,15 @@ def _arg(b, pos, key, default=None):
     return b.kwargs.get(key, default)
 
 
+def _static(x, what: str) -> int:
+    """A dim argument as an int (a symbolic one would be specialised without a guard here)."""
+    if type(x) is NumberProxy:
+        if x.value is None:
+            raise Unsupported(f"the symbolic {what} {x.name}")
+        return int(x.value)
+    return int(x)
+
+
 @dataclass(eq=False)
 class Node:
     """One value of a kernel.
@@ -184,7 +193,8 @@ class Graph:
         shape, kind = self.dims.shape(out), kind_of(out.dtype)
         if sid in ("prims.broadcast_in_dim", "prims.reshape", "prims.squeeze"):
             a = self.value(b.args[0])
-            attrs = {"dims": tuple(_arg(b, 2, "broadcast_dimensions"))} if sid == "prims.broadcast_in_dim" else {}
+            attrs = {"dims": tuple(_static(d, "dim") for d in _arg(b, 2, "broadcast_dimensions"))} \
+                if sid == "prims.broadcast_in_dim" else {}
             node = Node("view", shape, a.kind, (a,), sid, attrs)
         elif sid == "prims.convert_element_type":
             node = Node("convert", shape, kind, (self.value(b.args[0]),), sid, {"dtype": out.dtype})
@@ -200,17 +210,19 @@ class Graph:
             a = self.value(b.args[0])
             if a.kind == "i" or kind == "i":
                 raise Unsupported(f"{sid} of integers ({out.name})")
-            dims = tuple(sorted(int(d) % max(len(a.shape), 1) for d in _arg(b, 1, "dims")))
+            dims = tuple(sorted(_static(d, "dim") % max(len(a.shape), 1) for d in _arg(b, 1, "dims")))
             correction = _arg(b, 2, "correction", 1.0) if sid == "prims.var" else None
             if isinstance(correction, NumberProxy):
                 raise Unsupported(f"prims.var with the symbolic correction {correction.name}")
             node = Node("reduce", shape, kind, (a,), sid, {"dims": dims, "correction": correction})
         elif sid == "prims.gather":
             a, index = self.value(b.args[0]), self.value(b.args[1])
-            node = Node("gather", shape, kind, (a, index), sid, {"dim": int(_arg(b, 2, "dim")) % len(a.shape)})
+            dim = _static(_arg(b, 2, "dim"), "dim") % len(a.shape)
+            node = Node("gather", shape, kind, (a, index), sid, {"dim": dim})
         elif sid == "prims.scatter_add":
             a, index, src = (self.value(x) for x in b.args[:3])
-            node = Node("scatter", shape, kind, (a, index, src), sid, {"dim": int(_arg(b, 3, "dim")) % len(a.shape)})
+            node = Node("scatter", shape, kind, (a, index, src), sid,
+                        {"dim": _static(_arg(b, 3, "dim"), "dim") % len(a.shape)})
         elif sid == "prims.full":
             node = Node("full", shape, kind, (self.value(_arg(b, 0, "fill_value")),), sid)
         else:

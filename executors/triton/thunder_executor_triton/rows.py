@@ -224,7 +224,8 @@ def _combine_programs(k) -> list:
             lines.append(f"    tl.store(ws + pid * W + {off} + cols, acc{j}, mask=cmask)")
             fin += partials(j, n.sid, "[1, BLOCK_C]", f"gi * W + {off} + cols", " & cmask", "G")
         else:
-            lines.append(f"    tl.store(ws + pid * W + {off} + tl.zeros([1, 1], tl.int32), {reduce_all(n.sid, f'acc{j}')})")
+            part = reduce_all(n.sid, f"acc{j}")
+            lines.append(f"    tl.store(ws + pid * W + {off} + tl.zeros([1, 1], tl.int32), {part})")
             fin += partials(j, n.sid, "[1, 1]", f"gi * W + {off}", "", "G")
         vals[n] = (f"tot{j}", "f")
     lines += last_program("cnt", "G")
@@ -352,10 +353,10 @@ def _body_looped(k) -> list:
                                  f"axis=1, keep_dims=True)  # prims.sum (online) -> {s.label}")
                     vals[s] = (f"r{i}", "f")
             else:  # var: chunk statistics merged (Chan et al.)
-                seg += [f"    n{j} = tl.zeros([BLOCK_R, 1], tl.float32)", f"    u{j} = tl.zeros([BLOCK_R, 1], tl.float32)",
-                        f"    q{j} = tl.zeros([BLOCK_R, 1], tl.float32)"]
+                seg += [f"    {v}{j} = tl.zeros([BLOCK_R, 1], tl.float32)" for v in "nuq"]
                 chunk += [f"    cn{j} = tl.sum(tl.where(mask, 1.0, 0.0), axis=1, keep_dims=True)",
-                          f"    cu{j} = tl.sum(tl.where(mask, {xf}, 0.0), axis=1, keep_dims=True) / tl.maximum(cn{j}, 1.0)",
+                          f"    cu{j} = tl.sum(tl.where(mask, {xf}, 0.0), axis=1, keep_dims=True) / "
+                          f"tl.maximum(cn{j}, 1.0)",
                           f"    cd{j} = tl.where(mask, {xf} - cu{j}, 0.0)",
                           f"    cq{j} = tl.sum(cd{j} * cd{j}, axis=1, keep_dims=True)",
                           f"    dl{j} = cu{j} - u{j}",
