@@ -21,7 +21,7 @@ not generated, and full outputs are not written: such regions are cut before the
 
 from __future__ import annotations
 
-from .emit import Emitter, Kernel, Launch, assign, convert
+from .emit import Emitter, Kernel, Launch, assign, broadcast, convert
 from .graph import aligns, strip
 from .ops import REDUCTIONS, Unsupported
 from .pointwise import BIG, needed
@@ -229,7 +229,7 @@ def generate_reduce(g, S, device_type: str, variant, name: str) -> Kernel:
     for j, (p, n) in enumerate(g.outputs):
         expr, kind = vals[n]
         if k.space[n] == "const":
-            expr = f"({expr} + tl.zeros([1, BLOCK_O], tl.float32))"
+            expr = broadcast(expr, kind, "[1, BLOCK_O]")
         epilogue.append(f"    tl.store(out{j} + o, {k.stored(j, p.dtype, (expr, kind))}, mask=omask)  # {p.name}")
     k.register(g.region.outputs)
     pointers = [("ws", "*fp32"), ("cnt", "*i32")] if split else []

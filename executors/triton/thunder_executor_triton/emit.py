@@ -64,6 +64,13 @@ def assign(lines: list, var: str, expr: str, comment: str = "") -> str:
     return var
 
 
+def broadcast(expr: str, kind: str, shape: str) -> str:
+    """A constant (or a value constant along some dims) as a tile of ``shape``."""
+    zeros = {"f": "tl.float32", "i": "tl.int64", "b": "tl.int32"}[kind]
+    out = f"({expr} + tl.zeros({shape}, {zeros}))"
+    return f"({out} != 0)" if kind == "b" else out
+
+
 def convert(v, kind: str):
     """The value ``v`` as ``kind`` (torch's conversion: float to int truncates, to bool is != 0)."""
     expr, k = v

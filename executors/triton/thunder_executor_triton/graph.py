@@ -259,7 +259,7 @@ class Graph:
         if not self.outputs:
             raise Unsupported("the region has no outputs")
         shape = max((n.shape for _, n in self.outputs), key=lambda s: (len(strip(s)), len(s)))
-        for p, n in self.outputs:
+        for _, n in self.outputs:
             if strip(n.shape) != strip(shape):
                 raise Unsupported(f"its outputs have different shapes ({self.dims.show(n.shape)} and "
                                   f"{self.dims.show(shape)}): a pointwise kernel writes one iteration shape")

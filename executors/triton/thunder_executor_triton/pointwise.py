@@ -11,7 +11,7 @@ every point of ``S``.
 
 from __future__ import annotations
 
-from .emit import Emitter, Kernel, Launch, assign, convert
+from .emit import Emitter, Kernel, Launch, assign, broadcast, convert
 from .graph import aligns, strip
 from .ops import Unsupported
 from .tuning import cdiv, pointwise_params
@@ -78,9 +78,7 @@ def generate_pointwise(g, S, device_type: str, variant, name: str) -> Kernel:
     for k, (p, n) in enumerate(g.outputs):
         expr, kind, const = vals[n]
         if const:  # a constant written at every point
-            zeros = {"f": "tl.float32", "i": "tl.int64", "b": "tl.int32"}[kind]
-            expr = f"({expr} + tl.zeros([BLOCK], {zeros}))" if kind != "b" else \
-                f"(({expr}) + tl.zeros([BLOCK], {zeros}) != 0)"
+            expr = broadcast(expr, kind, "[BLOCK]")
         value = e.stored(k, p.dtype, (expr, kind))
         body.append(f"    tl.store(out{k} + offs, {value}, mask=mask)  # {p.name}")
     e.register(g.region.outputs)

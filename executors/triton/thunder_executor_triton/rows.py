@@ -25,12 +25,12 @@ pass that can compute them.
 
 from __future__ import annotations
 
-from .emit import Kernel, Launch, assign, convert
+from .emit import Kernel, Launch, assign, broadcast, convert
 from .graph import strip
 from .ops import REDUCTIONS, Unsupported
 from .pointwise import BIG, needed
 from .programs import combine, last_program, partials, reduce_all
-from .rowspace import NEG_INF, PER_ROW, POS_INF, RowKernel, corr
+from .rowspace import NEG_INF, POS_INF, RowKernel, corr
 from .tuning import WHOLE_ROW, cdiv, programs, row_params
 
 
@@ -130,42 +130,31 @@ def _row_block(k, lines: list, indent: str) -> None:
               f"{indent}roffs = rows * C"]
 
 
-def _outputs(k, vals, full: bool, only=None):
-    """(stores of per-row outputs, stores of full outputs) lines for values in ``vals``
-    (full outputs: those in ``only`` if given)."""
-    per_row, whole = [], []
+def _stores(k, vals, outputs) -> list:
+    """Store statements of the output nodes ``outputs`` from ``vals``: per-row outputs at their
+    rows, the others as tiles (a per-row or constant value broadcast along the row)."""
+    lines = k.lines = []
     for j, (p, n) in enumerate(k.g.outputs):
-        s = k.space[n]
-        if full and only is not None and n not in only:
+        if not any(n is o for o in outputs):
             continue
-        if s in ("col", "scalar"):
-            continue
-        if s == "rowvec" or (s in ("row", "const") and k.per_row_shape(n.shape)):
-            if full:
-                continue
-            expr, kind = vals[n]
-            if s == "const":
-                expr = _broadcast(expr, kind, "[BLOCK_R, 1]")
-            k.lines = per_row
-            per_row.append(f"    tl.store(out{j} + rows, {k.stored(j, p.dtype, (expr, kind))}, mask=rmask)  # {p.name}")
-        elif full:
-            expr, kind = vals[n]
-            if s != "full":
-                expr = _broadcast(expr, kind, "[BLOCK_R, BLOCK_C]")
-            k.lines = whole
-            whole.append(f"    tl.store(out{j} + offs, {k.stored(j, p.dtype, (expr, kind))}, mask=mask)  # {p.name}")
-    return per_row, whole
+        expr, kind = vals[n]
+        if k.per_row_output(n):
+            if k.space[n] == "const":
+                expr = broadcast(expr, kind, "[BLOCK_R, 1]")
+            lines.append(f"    tl.store(out{j} + rows, {k.stored(j, p.dtype, (expr, kind))}, mask=rmask)  # {p.name}")
+        else:
+            if k.space[n] != "full":
+                expr = broadcast(expr, kind, "[BLOCK_R, BLOCK_C]")
+            lines.append(f"    tl.store(out{j} + offs, {k.stored(j, p.dtype, (expr, kind))}, mask=mask)  # {p.name}")
+    return lines
 
 
-def _broadcast(expr: str, kind: str, shape: str) -> str:
-    zeros = {"f": "tl.float32", "i": "tl.int64", "b": "tl.int32"}[kind]
-    out = f"({expr} + tl.zeros({shape}, {zeros}))"
-    return f"({out} != 0)" if kind == "b" else out
+def _per_row_outputs(k) -> list:
+    return [n for _, n in k.g.outputs if k.per_row_output(n)]
 
 
 def _full_outputs(k) -> list:
-    return [n for p, n in k.g.outputs if k.space[n] != "rowvec" and k.space[n] not in ("col", "scalar")
-            and not (k.space[n] in ("row", "const") and k.per_row_shape(n.shape))]
+    return [n for _, n in k.g.outputs if k.space[n] not in ("col", "scalar") and not k.per_row_output(n)]
 
 
 def _body_whole(k) -> list:
@@ -191,7 +180,7 @@ def _body_whole(k) -> list:
     _row_block(k, head, ind)
     head += [f"{ind}mask = rmask & cmask", f"{ind}offs = roffs + cols"]
     k.emit_needed(roots, vals, route)
-    per_row, whole = _outputs(k, vals, False)[0], _outputs(k, vals, True)[1]
+    per_row, whole = _stores(k, vals, _per_row_outputs(k)), _stores(k, vals, _full_outputs(k))
     k.lines = acc_lines = []
     init = []
     for j, n in enumerate(k.colred):
@@ -366,7 +355,7 @@ def _body_looped(k) -> list:
                           f"    n{j} = tn{j}"]
                 after.append(f"    r{j} = q{j} / (C - {corr(n)})  # prims.var -> {n.label}")
             vals[n] = (f"r{j}", "f")
-        whole = _outputs(k, cvals, True, outs)[1]
+        whole = _stores(k, cvals, outs)
         block += seg + ["    for c0 in range(0, C, BLOCK_C):"] + ["    " + line for line in chunk + whole] + after
         for n, v in cvals.items():
             if k.space[n] != "full":
@@ -382,10 +371,9 @@ def _body_looped(k) -> list:
             return None if n in k.row_ops else tail
         raise Unsupported(f"{n.label}: a full value needed after the row's passes")
 
-    roots = [n for _, n in k.g.outputs if k.space[n] in PER_ROW or (k.space[n] == "const" and k.per_row_shape(n.shape))]
-    roots += [n.args[0] for n in k.colred]
+    roots = _per_row_outputs(k) + [n.args[0] for n in k.colred]
     k.emit_needed(roots, vals, route_tail)
-    per, _ = _outputs(k, vals, False)
+    per = _stores(k, vals, _per_row_outputs(k))
     init, accs = [], []
     for j, n in enumerate(k.colred):
         neutral = REDUCTIONS[n.sid][0]

@@ -51,6 +51,11 @@ class RowKernel(Emitter):
         rs = strip(self.RS)
         return strip(shape) == rs or (bool(shape) and shape[-1] == 1 and strip(shape[:-1]) == rs)
 
+    def per_row_output(self, n) -> bool:
+        """Is output ``n`` written one value per row (not a tile, not reduced over all rows)?"""
+        s = self.space[n]
+        return s == "rowvec" or (s in ("row", "const") and self.per_row_shape(n.shape))
+
     def _input_space(self, n) -> str:
         P = n.shape
         if all(k == 1 for k in P):
