@@ -3,7 +3,7 @@
 ``S`` is viewed as ``R`` rows of ``C = S[-1]`` elements; a program owns ``BLOCK_R`` rows.
 Values are tiles, per-row values or constants (:mod:`.rowspace`). A value reduced over all
 rows (``[C]``: a norm's weight gradient; one number: a mean loss) is computed across the
-kernel's programs (:mod:`.programs`): ``G`` programs (about two per multiprocessor) loop
+kernel's programs (:mod:`.programs`): ``G`` programs (one per multiprocessor) loop
 over row blocks and accumulate partial results in registers; the last one to finish combines
 them, runs the elementwise epilogue and writes these outputs. So a layer norm's backward
 (input gradient per row, weight and bias gradients over rows) is one kernel, and so is
