@@ -96,3 +96,14 @@ def test_one_cubin_serves_every_size_of_a_symbolic_region():
     assert arts["cubin"].content[:4] == b"\x7fELF"
     assert "sizes as arguments" in arts["cubin"].note
     assert ".param .u32" in arts["ptx"].content  # the sizes are parameters of the kernel
+
+
+def test_numbers_passed_in_are_kernel_arguments():
+    fn = lambda x, t, s: torch.tanh(x * t + s) * s  # noqa: E731
+    jf = tc.jit(fn, executors=[TRITON_HERE, "torch"], cache="symbolic values")
+    for s in (0.5, 1.5, -2.0):
+        x, t = torch.randn(5, 7), torch.randn(7)
+        close(jf(x, t, s), fn(x, t, s), torch.float32)
+    assert tc.cache_misses(jf) == 1
+    (region,) = triton_regions(tc.last_traces(jf)[-1])
+    assert any(type(a) is NumberProxy for a in region.args)

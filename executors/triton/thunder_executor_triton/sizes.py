@@ -153,13 +153,15 @@ class Dims:
         return [(name, self._proxy[root].python_type) for root, name in order]
 
     def hints(self) -> dict:
-        """This trace's values of the arguments (for ahead-of-time compiles)."""
-        return {name: self._proxy[root].hint for root, name in self.names.items()}
+        """This trace's values of the arguments (for ahead-of-time compiles; a number known only
+        at run time, such as ``t.item()``, counts as 2)."""
+        return {name: self._proxy[root].hint if self._proxy[root].hint is not None else 2
+                for root, name in self.names.items()}
 
     def estimate(self, keys) -> int:
         """The product of sizes with this trace's values (hints) for the symbolic ones: for
         heuristics and default choices only, never for what a kernel relies on."""
-        return math.prod(self._proxy[k[1]].hint if isinstance(k, tuple) else k for k in keys)
+        return math.prod((self._proxy[k[1]].hint or 2) if isinstance(k, tuple) else k for k in keys)
 
     def value(self, key, sizes: dict) -> int:
         return sizes[self.names[key[1]]] if isinstance(key, tuple) else key
