@@ -54,10 +54,14 @@ def generate(region, device_type: str, variant=None, name: str = "triton_region"
 
 def variants(region, device_type: str) -> list:
     """Every kernel variant a call of ``region`` may need (one for static shapes), each
-    generated once, so a claim is made only if all of them can be (raises Unsupported)."""
+    generated once, with its sizes computable from the region's inputs on every call: a claim
+    is made only if all of them can be (raises Unsupported)."""
     first = generate(region, device_type)
     out = [first]
     for v in first.alternatives:
         if v != first.variant:
             out.append(generate(region, device_type, v))
+    for kernel in out:
+        if kernel.dims.symbolic:
+            kernel.dims.resolver()
     return out

@@ -29,7 +29,7 @@ class Launch:
     constexprs: dict
     num_warps: int
     scalars: tuple = ()                 # values of the family's runtime arguments (after the sizes)
-    workspace: tuple = ()               # (numel, dtype) of zero-filled scratch buffers, in order
+    workspace: tuple = ()               # (numel, dtype) of scratch buffers, in order (int32 counters zeroed)
 
 
 @dataclass(frozen=True)

@@ -105,7 +105,9 @@ def lower(region):
             return tuple(results)
         args = [t.contiguous() for t in inputs if isinstance(t, torch.Tensor)]
         args += results
-        args += [torch.zeros(n, dtype=dt, device=device) for n, dt in params.workspace]
+        # every program writes its row of the workspace before it is read; counters start at 0
+        args += [(torch.zeros if dt == torch.int32 else torch.empty)(n, dtype=dt, device=device)
+                 for n, dt in params.workspace]
         args += [sizes[name] for name in v.size_names]
         args += params.scalars
         if autotune_enabled():
