@@ -25,6 +25,8 @@ from .module import ThunderModule, jit_module
 VERIFY_TRACES = os.environ.get("THUNDER_CORE_VERIFY", "") not in ("", "0")
 
 CACHE_MODES = ("constant values", "no caching", "same input", "symbolic values")
+#: What tc.jit and tc.plan trace with unless told: numbers and sizes stay symbolic (issue 17).
+DEFAULT_CACHE = "symbolic values"
 MISS_WARN_LIMIT = 8
 
 
@@ -35,7 +37,7 @@ class RecompileWarning(UserWarning):
 class JittedFunction:
     """``tc.jit(fn)``: calls ``fn`` through cached, guarded compiled traces."""
 
-    def __init__(self, fn, executors=None, cache="constant values", sharp_edges=None, transforms=()):
+    def __init__(self, fn, executors=None, cache=DEFAULT_CACHE, sharp_edges=None, transforms=()):
         if cache not in CACHE_MODES:
             raise ValueError(f"cache={cache!r} is not one of {', '.join(map(repr, CACHE_MODES))}.")
         self._transforms = _resolve_transforms(transforms)
@@ -105,7 +107,7 @@ class JittedFunction:
         cap, traces, epilogue, epilogue_source = self._trace(args, kwargs)
         from .ir.trace import guarding
 
-        with guarding(cap.specialize):  # what lowering specialises is guarded like the capture's reads
+        with guarding(cap.specialize, cap.equalities):  # what lowering specialises is guarded like the capture's reads
             computation, more, backward_traces, owner, explanation = self._lower(traces[-1])
         traces += more
         exec_trace = traces.pop()
@@ -134,10 +136,15 @@ class JittedFunction:
             n = sum(len(v) for v in self._entries.values())
             if n > MISS_WARN_LIMIT and not self._warned:
                 self._warned = True
+                advice = ("Pass values that change between calls as tensors, or use cache='symbolic values' (the "
+                          "default: numbers and tensor sizes stay symbolic)." if self.cache != "symbolic values" else
+                          "What the program needs as a concrete value is specialised (int(n), range(n), a branch on "
+                          "a number, sizes 0 and 1, bool and str arguments, attributes of objects): "
+                          "tc.last_prologue_traces shows what each entry checks. Pass values that change between "
+                          "calls as tensors or int/float arguments.")
                 warnings.warn(f"{getattr(self.fn, '__qualname__', self.fn)} was compiled {n} times "
                               f"(limit {MISS_WARN_LIMIT}); the last time because {_what_changed(previous, cap)}. "
-                              "Pass values that change between calls as tensors, or use cache='symbolic values' "
-                              "(numbers and tensor sizes stay symbolic).", RecompileWarning, stacklevel=3)
+                              f"{advice}", RecompileWarning, stacklevel=3)
         self._last = entry
         inputs = prologue.fn(args, kwargs)
         if inputs is MISS:
@@ -303,7 +310,7 @@ def _call_module(module, *args, **kwargs):
     return module(*args, **kwargs)
 
 
-def jit(fn, executors=None, cache="constant values", sharp_edges=None, transforms=()):
+def jit(fn, executors=None, cache=DEFAULT_CACHE, sharp_edges=None, transforms=()):
     """Compile ``fn`` (a function or an ``nn.Module``); see shared/DESIGN.md."""
     if isinstance(fn, torch.nn.Module):
         jfn = JittedFunction(_call_module, executors, cache, sharp_edges, transforms)

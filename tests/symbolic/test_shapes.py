@@ -43,7 +43,7 @@ def test_sizes_of_one_specialise_and_sizes_that_must_agree_are_guarded():
         x, y = torch.randn(n, 4), torch.randn(n, 4)
         torch.testing.assert_close(jf(x, y), f(x, y))
     assert tc.cache_misses(jf) == 1
-    assert "x_0 == y_0 is True" in tc.last_prologue_traces(jf)[-1]
+    assert "y_0 == x_0 is True" in tc.last_prologue_traces(jf)[-1]
     x, y = torch.randn(1, 4), torch.randn(3, 4)  # size 1 broadcasts: a trace of its own
     torch.testing.assert_close(jf(x, y), f(x, y))
     assert tc.cache_misses(jf) == 2
@@ -99,7 +99,8 @@ def test_parameters_keep_static_shapes():
     with torch.no_grad():
         jm(torch.randn(5, 4))
     trace = str(tc.last_traces(jm)[0])
-    assert "f32[3, 4]" in trace and "f32[input_0, input_1]" in trace, trace
+    assert "f32[3, 4]" in trace and "f32[input_0, 4]" in trace, trace  # input_1 == 4 by the matmul: one size
+    assert "input_1 != 4 is False" in tc.last_prologue_traces(jm)[-1]
 
 
 def test_greedy_decoding_with_a_kv_cache_compiles_prefill_and_decode_once_each():

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ..ir import BoundSymbol, Trace, flat_proxies
+from ..ir.trace import current_equalities
 from .claims import Claim, ClaimContext, Declined, Region, _decline_reason, region_boundary, region_symbol
 from .cost import CostModel
 from ..transforms.numbers import materialize_numbers
@@ -156,6 +157,9 @@ def partition(trace: Trace, executors, model: CostModel | None = None, *, lower:
     numbers for region names, shared by the partitions of one compile (forward and backward)
     so their regions' names differ."""
     model = model or CostModel()
+    eqs = current_equalities()
+    if eqs:  # sizes guards made equal after this trace was built (by the autograd split): one symbol
+        eqs.rewrite(trace)
     trace = materialize_numbers(trace)  # symbolic numbers used at the top level are computed there
     ranked = [(rank, ex, ex.implementations()) for rank, ex in enumerate(executors)]
     dispatch = {ex.name: model.dispatch(ex) for ex in executors}

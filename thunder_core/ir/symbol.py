@@ -45,7 +45,7 @@ from .printing import annotation, print_value
 from .proxies import Proxy, TensorProxy, flat_proxies, is_valid_name
 from .trace import current_trace
 
-__all__ = ["Symbol", "BoundSymbol", "TracingError"]
+__all__ = ["Symbol", "BoundSymbol", "TracingError", "without_unused_numbers"]
 
 
 class TracingError(RuntimeError):
@@ -128,7 +128,7 @@ class Symbol:
         else:
             with trace.scope() as recorded:
                 out = self.decomposition(*args, **kwargs)
-            subsymbols = tuple(recorded)
+            subsymbols = without_unused_numbers(recorded, out)
         outs = _check_output(self, out)
         input_ids = {id(p) for p in flat_proxies((args, kwargs))}
         reused = [p for p in outs if id(p) in input_ids]
@@ -145,6 +145,23 @@ class Symbol:
         bsym = BoundSymbol(self, args, kwargs, out, subsymbols, source=trace.current_source)
         trace.record(bsym)
         return out
+
+
+def without_unused_numbers(bsyms, output) -> tuple:
+    """``bsyms`` without the number primitives (``prims.py_*``) whose results nothing after
+    them uses nor ``output`` holds: a branch's predicate or a shape check in a meta
+    (``b0 = py_eq(x_0, t_0)``) is a guard of the prologue, which computes it itself, not a
+    computation of the trace."""
+    if not any(b.sym.id.startswith("prims.py_") for b in bsyms):
+        return tuple(bsyms)
+    live = {id(p) for p in flat_proxies(output)}
+    kept = []
+    for b in reversed(bsyms):
+        if b.sym.id.startswith("prims.py_") and not any(id(o) in live for o in b.flat_outs):
+            continue
+        kept.append(b)
+        live.update(id(p) for p in b.flat_args)
+    return tuple(reversed(kept))
 
 
 def without_grad(out):

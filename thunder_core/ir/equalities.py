@@ -1,0 +1,136 @@
+"""Symbolic numbers known equal: sizes unified by the guards a trace relies on.
+
+Under ``cache="symbolic values"`` every input size is its own symbol. When the program (or an
+op's shape check) needs ``x_0 == t_0`` and the guard recorded for it says it holds
+(``x_0 == t_0 is True``, or ``x_0 != t_0 is False``; ``int(n)`` guarding ``n == 3``), the two
+are the same number on every call the trace serves. :class:`Equalities` records that in a
+union-find, *when the guard is recorded*, and from then on the trace sees one symbol:
+
+* every tensor proxy of the trace being built (its inputs, the outputs of every recorded call,
+  decompositions included) has its shape rewritten in place to the class's representative, and
+  tensor proxies made later get it when they are created;
+* number operations take the representative of each operand (``canonical``), so a later
+  ``x_0 == t_0``, ``t_0 > x_0`` or ``t_0 * 2`` is decided or shared instead of guarded or
+  computed again;
+* the same operation on the same (representative) operands gives the proxy recorded the first
+  time (``made``): ``B * T`` computed by two ops is one number.
+
+So regions see equal sizes as equal (an executor compares sizes by identity) and duplicate
+guards disappear. The representative of a class is a constant if the class has one, else the
+input of the trace that comes first in its signature, else the first operand that joined. The
+guards themselves keep the proxies they were recorded with (the prologue checks the relation
+between the inputs as they arrive), and numbers already computed from a member keep their
+expression (it computes the same value).
+"""
+
+from __future__ import annotations
+
+import operator
+
+from .proxies import NumberProxy, TensorProxy, flat_proxies
+
+__all__ = ["Equalities"]
+
+
+def _symbolic(x) -> bool:
+    return type(x) is NumberProxy and x.value is None and x.hint is not None
+
+
+class Equalities:
+    """The classes of equal symbolic numbers of one capture (see the module docstring)."""
+
+    def __init__(self, trace=None):
+        self.trace = trace        # the capture's trace: its inputs rank representatives, its shapes are rewritten
+        self._parent: dict = {}   # id(proxy) -> the proxy or constant it was merged into
+        self._keep: dict = {}     # id -> proxy (ids stay unique while the capture lives)
+        self.made: dict = {}      # (operation key, operands) -> the proxy computing it
+
+    def __bool__(self):
+        return bool(self._parent)
+
+    def find(self, x):
+        """The representative of ``x`` (itself when it was never merged)."""
+        parent = self._parent
+        if type(x) is not NumberProxy or id(x) not in parent:
+            return x
+        root = x
+        while type(root) is NumberProxy and id(root) in parent:
+            root = parent[id(root)]
+        while x is not root:  # path compression
+            nxt = parent[id(x)]
+            parent[id(x)] = root
+            x = nxt
+        return root
+
+    def canonical(self, args):
+        """``args`` with each symbolic number replaced by its representative."""
+        if not self._parent:
+            return args
+        return tuple(self.find(a) if type(a) is NumberProxy else a for a in args)
+
+    def learn(self, p: NumberProxy, kind: str, value, trace) -> None:
+        """A guard was recorded: ``bool(p) is value`` (``kind="truth"``) or ``p == value``
+        (``"equals"``). Merge what it makes equal and rewrite ``trace``'s tensor shapes."""
+        if kind == "equals":
+            if p.python_type is int and type(value) is int:
+                self.union(p, value, trace)
+            return
+        if p.expr is None:
+            return
+        fn, args = p.expr
+        if len(args) == 2 and ((fn is operator.eq and value) or (fn is operator.ne and not value)):
+            a, b = args
+            kinds = {getattr(x, "python_type", type(x)) for x in (a, b)}
+            if kinds == {int}:
+                self.union(a, b, trace)
+
+    def union(self, a, b, trace) -> None:
+        a, b = (x.value if type(x) is NumberProxy and x.value is not None else x for x in map(self.find, (a, b)))
+        if a is b or not (_symbolic(a) or _symbolic(b)):
+            return
+        if not _symbolic(b) or (_symbolic(a) and self._rank(b) < self._rank(a)):
+            a, b = b, a
+        # a represents the class (a constant, or the earlier input), b joins it
+        self._parent[id(b)], self._keep[id(b)] = a, b
+        self.rewrite(self.trace)
+        if trace is not self.trace:  # a pass after capture (autograd) is building this trace
+            self.rewrite(trace)
+
+    def _rank(self, p: NumberProxy) -> tuple:
+        """Which of two symbols represents their class: an input of the program before a
+        computed number, earlier inputs of the capture first."""
+        if p.expr is not None:
+            return (2, 0)
+        if self.trace is not None:
+            for k, q in enumerate(flat_proxies((self.trace.args, self.trace.kwargs))):
+                if q is p:
+                    return (0, k)
+        return (1, 0)
+
+    def rewrite(self, trace) -> None:
+        """Rewrite in place the shapes of ``trace``'s tensor proxies (inputs, outputs of every
+        recorded call, decompositions and open scopes included) to representatives. In place,
+        because the program, the recorder and other traces hold the same proxy objects."""
+        if trace is None or not self._parent:
+            return
+        seen: set = set()
+
+        def fix(ps):
+            for t in ps:
+                if type(t) is TensorProxy and id(t) not in seen:
+                    seen.add(id(t))
+                    shape = self.shape(t.shape)
+                    if any(a is not b for a, b in zip(shape, t.shape)):
+                        object.__setattr__(t, "shape", shape)  # frozen for users; this pass refines it
+
+        fix(flat_proxies((trace.args, trace.kwargs, trace.output)))
+        stack = [*trace.bound_symbols, *(b for scope in getattr(trace, "_scopes", ()) for b in scope)]
+        while stack:
+            b = stack.pop()
+            fix(b.flat_args)
+            fix(b.flat_outs)
+            stack += b.subsymbols
+
+    def shape(self, shape) -> tuple:
+        """``shape`` with each symbolic size replaced by its representative."""
+        return tuple(self.find(s) if type(s) is NumberProxy else s for s in shape)
