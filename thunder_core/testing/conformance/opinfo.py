@@ -144,9 +144,9 @@ def run_samples(executor, sid, claims=None):
 
 
 def first_sample_trace(sid):
-    """(trace, flat tensor inputs) of the first float32 OpInfo sample of ``sid`` that traces,
-    with tensors as positional inputs (the kwargs' tensors too), or None."""
-    from thunder_core.api import JittedFunction
+    """(trace, its inputs) of the first float32 OpInfo sample of ``sid`` that traces, with
+    tensors as positional inputs (the kwargs' tensors too), or None."""
+    from .discovery import traced
 
     for op in opinfos_for(sid):
         if torch.float32 not in op.supported_dtypes("cpu"):
@@ -163,12 +163,9 @@ def first_sample_trace(sid):
             if any(isinstance(v, torch.Tensor) for v in kwargs.values()):
                 continue
             try:
-                with warnings.catch_warnings(), torch.no_grad():
-                    warnings.simplefilter("ignore")
-                    _, traces, _, _ = JittedFunction(conformance_sample, executors=[])._trace(tuple(tensors), {})
+                return traced(conformance_sample, tensors)
             except Exception:  # noqa: BLE001
                 continue
-            return traces[-1], tensors
     return None
 
 
