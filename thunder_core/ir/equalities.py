@@ -9,6 +9,8 @@ union-find, *when the guard is recorded*, and from then on the trace sees one sy
 * every tensor proxy of the trace being built (its inputs, the outputs of every recorded call,
   decompositions included) has its shape rewritten in place to the class's representative, and
   tensor proxies made later get it when they are created;
+* the numbers every recorded call takes (``reshape(t, shape=(t_0, 64))``) are rewritten in
+  place the same way, and a symbol called later gets representatives (``Symbol.__call__``);
 * number operations take the representative of each operand (``canonical``), so a later
   ``x_0 == t_0``, ``t_0 > x_0`` or ``t_0 * 2`` is decided or shared instead of guarded or
   computed again;
@@ -68,6 +70,24 @@ class Equalities:
             return args
         return tuple(self.find(a) if type(a) is NumberProxy else a for a in args)
 
+    def canonical_value(self, x):
+        """``x`` (nested tuples, lists, dicts and slices) with each merged number replaced by its
+        representative; ``x`` itself when nothing changes."""
+        t = type(x)
+        if t is NumberProxy:
+            return self.find(x)
+        if t is tuple or t is list:
+            out = t(self.canonical_value(y) for y in x)
+            return x if all(a is b for a, b in zip(out, x)) else out
+        if t is dict:
+            out = {k: self.canonical_value(v) for k, v in x.items()}
+            return x if all(out[k] is v for k, v in x.items()) else out
+        if t is slice:
+            parts = (x.start, x.stop, x.step)
+            new = self.canonical_value(parts)
+            return x if new is parts else slice(*new)
+        return x
+
     def learn(self, p: NumberProxy, kind: str, value, trace) -> None:
         """A guard was recorded: ``bool(p) is value`` (``kind="truth"``) or ``p == value``
         (``"equals"``). Merge what it makes equal and rewrite ``trace``'s tensor shapes."""
@@ -125,8 +145,13 @@ class Equalities:
 
         fix(flat_proxies((trace.args, trace.kwargs, trace.output)))
         stack = [*trace.bound_symbols, *(b for scope in getattr(trace, "_scopes", ()) for b in scope)]
+        parent = self._parent
         while stack:
             b = stack.pop()
+            if any(type(p) is NumberProxy and id(p) in parent for p in b.flat_args):
+                object.__setattr__(b, "args", self.canonical_value(b.args))
+                object.__setattr__(b, "kwargs", type(b.kwargs)(self.canonical_value(dict(b.kwargs))))
+                b.__dict__.pop("flat_args", None)  # (a cached property of the old arguments)
             fix(b.flat_args)
             fix(b.flat_outs)
             stack += b.subsymbols

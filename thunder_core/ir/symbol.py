@@ -43,7 +43,7 @@ import torch
 
 from .printing import annotation, print_value
 from .proxies import Proxy, TensorProxy, flat_proxies, is_valid_name
-from .trace import current_trace
+from .trace import current_equalities, current_trace
 
 __all__ = ["Symbol", "BoundSymbol", "TracingError", "without_unused_numbers"]
 
@@ -121,6 +121,9 @@ class Symbol:
                 f"trace through Trace.python_callable(impls) to execute implementations.")
         if trace.resolve_inputs is not None:
             args, kwargs = trace.resolve_inputs(args, kwargs)
+        eqs = current_equalities()
+        if eqs:  # sizes guards made equal: the call takes one symbol for them
+            args, kwargs = eqs.canonical_value(args), eqs.canonical_value(kwargs)
         if self.decomposition is None:
             out, subsymbols = self.meta(*args, **kwargs), ()
             if not torch.is_grad_enabled():
