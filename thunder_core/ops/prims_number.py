@@ -9,9 +9,12 @@ value this call gives it, and its ``expr`` lets the prologue evaluate it again w
 depends on it.
 
 What is known for every call is not recorded (:func:`simplified`): identities (``n * 1``,
-``n + 0``, ``n // 1``, ``b == True``) give the operand, and comparisons decided by a lower
-bound (a symbolic dimension is at least 2, so ``d >= 0`` is True and ``d == -1`` False) give
-the constant, so shape checks in meta functions add no guards they do not need.
+``n + 0``, ``n // 1``, ``b == True``) give the operand, constant factors of an int are
+folded (``(n * 4) * 16`` is ``n * 64``, ``(n * 64) // 64`` is ``n``, ``(n * 64) % 64`` is 0:
+what reshape's checks of a numel compute), and comparisons decided by a lower bound (a
+symbolic dimension is at least 2, so ``d >= 0`` is True and ``d == -1`` False) give the
+constant, so shape checks in meta functions add no guards they do not need (each guard is
+computed again on every call).
 
 Semantics are Python's (the implementation is the ``operator``/``math`` function itself);
 the result's type is the type Python gives (``int / int`` is a float, ``n > 5`` a bool). The
@@ -77,6 +80,27 @@ def _offset(x):
     return x, k
 
 
+_MUL = NUMBER_FUNCTIONS["mul"]
+
+
+def _scaled(x):
+    """``(base, c)`` with ``x == base * c`` for an int proxy made by multiplying by constants."""
+    c = 1
+    while type(x) is NumberProxy and x.expr is not None and x.expr[0] is _MUL:
+        a, b = x.expr[1]
+        if type(b) is int and type(a) is NumberProxy:
+            c, x = c * b, a
+        elif type(a) is int and type(b) is NumberProxy:
+            c, x = c * a, b
+        else:
+            break
+    return x, c
+
+
+def _int_proxy(x) -> bool:
+    return type(x) is NumberProxy and x.python_type is int
+
+
 def simplified(key: str, args, eqs=None):
     """What ``key(*args)`` is without recording it (an operand, a constant or a simpler
     recorded op), or ``_NONE``. ``eqs``: the capture's sizes unified by guards."""
@@ -86,6 +110,16 @@ def simplified(key: str, args, eqs=None):
             return a
         return _NONE
     a, b = args
+    if key == "mul" and type(a) is int and _int_proxy(b):
+        a, b = b, a  # (the constant factor on the right)
+    if key in ("mul", "floordiv", "mod") and type(b) is int and b != 0 and _int_proxy(a):
+        base, c = _scaled(a)
+        if key == "mul" and c != 1:  # (n * 4) * 16 is n * 64
+            return NUMBER_METHODS["mul"](base, c * b)
+        if key == "floordiv" and b > 0 and c % b == 0 and base is not a:  # (n * 64) // 16 is n * 4
+            return base if c == b else NUMBER_METHODS["mul"](base, c // b)
+        if key == "mod" and c % b == 0:  # (n * 64) % 16 is 0
+            return 0
     if key in ("add", "sub") and type(b) is int and type(a) is NumberProxy and a.python_type is int:
         base, k = _offset(a)  # (x + 1) - 1 is x
         if base is not a:
