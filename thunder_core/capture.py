@@ -26,7 +26,7 @@ from .frontend.provenance import ARG, ATTR, CALL, CELL, GLOBAL, ITEM, ITER, KWAR
 from .ir import NumberProxy, Proxy, TensorProxy, Trace, TracingError, tracing
 from .ir.printing import PRINTER_GLOBALS
 from .ir.proxies import is_valid_name, number_proxy, tensor_proxy
-from .user_errors import annotate
+from .user_errors import annotate, plugin_dirs
 # what a capture records (guard kinds, Guard, Capture) is defined with the guards; re-exported here
 from .guards.record import BOUND, EQUALS, IDENTITY, LENGTH, NO_HOOKS, SAME_AS, TENSOR, TYPE  # noqa: F401
 from .guards.record import PREDICATE, VALUES, Capture, Guard  # noqa: F401
@@ -55,13 +55,15 @@ class _CaptureTrace(Trace):
     @property
     def current_source(self):
         """The innermost user frame's line: frames of torch's own Python code (nn.Linear's
-        forward, F.layer_norm...) are skipped so comments point at the user's model."""
+        forward, F.layer_norm...) and of installed plugins (the functions a lookaside
+        interprets in place of a library's) are skipped so comments point at the user's model."""
         I = self.interp
         if I is None or not I.frames:
             return None
+        library = (_TORCH_DIR, *plugin_dirs())
         for f in reversed(I.frames):
             filename = f.info.code.co_filename
-            if not filename.startswith(_TORCH_DIR):
+            if not filename.startswith(library):
                 break
         inst = f.insts[f.ip - 1]
         filename, line, _ = inst.site
