@@ -157,8 +157,8 @@ def _run(rank, world, store, args, queue):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--layers", type=int, default=6)
-    p.add_argument("--width", type=int, default=256)
+    p.add_argument("--layers", type=int, default=4)
+    p.add_argument("--width", type=int, default=512)  # one layer's weight: 1 MiB, torch.compile's smallest bucket
     p.add_argument("--batch", type=int, default=64)
     p.add_argument("--reps", type=int, default=30)
     p.add_argument("--warmup", type=int, default=3)

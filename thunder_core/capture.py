@@ -13,6 +13,7 @@ of torch functions that have no symbol become opaque symbols (ops/opaque.py).
 
 from __future__ import annotations
 
+import functools
 import linecache
 import os
 import types
@@ -47,6 +48,11 @@ _CALLABLE_TYPES = (types.FunctionType, types.BuiltinFunctionType, types.ModuleTy
                    types.MethodDescriptorType, types.ClassMethodDescriptorType)
 
 
+@functools.lru_cache(maxsize=1)
+def _library_dirs() -> tuple[str, ...]:
+    return (_TORCH_DIR, *plugin_dirs())
+
+
 class _CaptureTrace(Trace):
     """A trace whose ``current_source`` is the user's line the interpreter is executing."""
 
@@ -60,7 +66,7 @@ class _CaptureTrace(Trace):
         I = self.interp
         if I is None or not I.frames:
             return None
-        library = (_TORCH_DIR, *plugin_dirs())
+        library = _library_dirs()
         for f in reversed(I.frames):
             filename = f.info.code.co_filename
             if not filename.startswith(library):

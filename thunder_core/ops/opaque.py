@@ -49,7 +49,7 @@ def opaque_entry(fn):
     while hasattr(opaque_ns, name):
         name += "_"
     seeded = []  # set when the op draws from the random generator (seen while computing its meta)
-    writes = []  # what the last meta run wrote into: [(kind of write, the aten op that did)]
+    writes = []  # the operators that wrote into the call's tensor arguments in the last meta run
 
     def run_detecting(p, k):
         writes.clear()
@@ -146,8 +146,11 @@ class _Watch(TorchDispatchMode):
         if self.storages:
             schema = func._schema
             by_name = schema.name.endswith("_") and not schema.name.endswith("__")
-            for a, v in zip(schema.arguments, (*args, *(kwargs or {}).values())):
-                if (by_name or a.alias_info is not None and a.alias_info.is_write) and _fake_storages(v) & self.storages:
+            for i, a in enumerate(schema.arguments):
+                if not (by_name or a.alias_info is not None and a.alias_info.is_write):
+                    continue
+                v = args[i] if i < len(args) else (kwargs or {}).get(a.name)
+                if v is not None and _fake_storages(v) & self.storages:
                     self.writes.append(schema.name)
                     break
         return func(*args, **(kwargs or {}))

@@ -40,7 +40,9 @@ from torch.distributed.fsdp._fully_shard import _fsdp_collectives as collectives
 from torch.distributed.fsdp._fully_shard._fsdp_common import FSDPMeshInfo
 from torch.distributed.fsdp._fully_shard._fsdp_state import FSDPState
 from torch.distributed.tensor import DTensor, Shard
-from thunder_core.extend import F, read_state, substitute, tensor_proxy, torch_op
+from thunder_core.extend import read_state, substitute, tensor_proxy
+
+from .api import op_name
 
 
 #: interpreter -> stack of [(parameter, what its reads gave before)] per running FSDP unit
@@ -71,6 +73,7 @@ def fsdp_all_gather(shard, group_size=1, group_name="0", reduce_op="avg", prediv
 
 def define_symbols():
     """``ltorch.dtensor_to_local``, ``ltorch.dtensor_from_local``, ``ltorch.fsdp_all_gather``."""
+    from thunder_core.extend import torch_op  # (the op language, which calls this while it loads)
 
     def to_local_meta(param, local_shape=()):
         return tensor_proxy(local_shape, param.dtype, param.device, param.requires_grad)
@@ -100,18 +103,15 @@ def define_symbols():
 # ---------------------------------------------------------------- the hooks, looked aside
 
 def _refusal(state, group) -> str | None:
-    """Why the plugin cannot write this FSDP unit's hooks into a trace, or None."""
+    """Why the plugin cannot write this FSDP unit's hooks into a trace, or None: what
+    ``fully_shard`` fixed (checked while tracing)."""
     mp = state._mp_policy
     if mp.param_dtype is not None or mp.reduce_dtype is not None or mp.output_dtype is not None:
         return f"mixed precision ({mp})"
     if len(state._modules) != 1:
         return "fully_shard of several modules as one group"
-    if not isinstance(group.mesh_info, FSDPMeshInfo) or type(group.mesh_info) is not FSDPMeshInfo:
+    if type(group.mesh_info) is not FSDPMeshInfo:
         return f"a {type(group.mesh_info).__name__} (HSDP or another multi-dimensional mesh)"
-    if not group.reduce_grads or not group.all_reduce_grads:
-        return "set_requires_gradient_sync(False) (gradient accumulation without reduce-scatter)"
-    if group._all_reduce_hook is not None or type(group._reduce_scatter_comm) is not collectives.DefaultReduceScatter:
-        return "a custom reduce-scatter or all-reduce hook"
     for fp in group.fsdp_params:
         if fp.offload_to_cpu:
             return "CPU offload"
@@ -125,9 +125,17 @@ def _refusal(state, group) -> str | None:
 
 
 def _config(state):
-    """What the trace depends on of FSDP's configuration of ``state``, read on every call."""
-    return tuple((_refusal(state, g), g.gradient_divide_factor, g.force_sum_reduction_for_comms,
-                  g._reduce_scatter_process_group.group_name) for g in state._fsdp_param_groups)
+    """What the trace depends on of what FSDP lets a user change between iterations, per param
+    group: read again on every call (``read_state``), so a change compiles again."""
+    return tuple((g.reduce_grads, g.all_reduce_grads, g.gradient_divide_factor, g.force_sum_reduction_for_comms,
+                  g._all_reduce_hook is None, type(g._reduce_scatter_comm) is collectives.DefaultReduceScatter)
+                 for g in state._fsdp_param_groups)
+
+
+def _refuse(module, reason):
+    raise NotImplementedError(
+        f"tc.jit of an FSDP2 model ({type(module).__name__}) does not support {reason}. Supported: fully_shard on a 1-D "
+        f"mesh with the default MixedPrecisionPolicy and OffloadPolicy; or run that model without tc.jit.")
 
 
 def _path(root, param) -> list[str]:
@@ -139,14 +147,19 @@ def _path(root, param) -> list[str]:
 
 
 def _pre_forward(interpreter, args, kwargs):
+    from thunder_core.extend import F
+
     state, module, fwd_args, fwd_kwargs = args
     if state._is_root is None:
         state._lazy_init()  # FSDP's one-time set-up of the first forward (dtypes, the root), made on the first call
-    for reason in (r for r, *_ in read_state(interpreter, _config, state)):
+    for group, (reduce, all_reduce, _, _, no_hook, default_comm) in zip(state._fsdp_param_groups,
+                                                                        read_state(interpreter, _config, state)):
+        reason = _refusal(state, group) or (
+            None if reduce and all_reduce else "set_requires_gradient_sync(False) (accumulation without reduce-scatter)")
+        if reason is None and not (no_hook and default_comm):
+            reason = "a custom reduce-scatter or all-reduce hook"
         if reason is not None:
-            raise NotImplementedError(
-                f"tc.jit of an FSDP2 model ({type(module).__name__}) does not support {reason}. Supported: fully_shard on "
-                f"a 1-D mesh with the default MixedPrecisionPolicy and OffloadPolicy; or run that model without tc.jit.")
+            _refuse(module, reason)
     swapped = []
     for group in state._fsdp_param_groups:
         rs_group = group._reduce_scatter_process_group
@@ -162,7 +175,9 @@ def _pre_forward(interpreter, args, kwargs):
             pad = fp.padded_sharded_param_size[0] - fp.sharded_size[0]
             if pad:
                 local = F.pad(local, [0, 0] * (local.ndim - 1) + [0, pad])
-            gathered = ENTRIES["all_gather"](local, size, rs_group.group_name, _op_name(op), pre, post)
+            if not isinstance(op, torch.distributed.ReduceOp.RedOpType):
+                _refuse(module, f"a gradient divide factor other than the world size ({group.gradient_divide_factor})")
+            gathered = ENTRIES["all_gather"](local, size, rs_group.group_name, op_name(op), pre, post)
             full = gathered[: fp._orig_size[0]] if gathered.shape[0] != fp._orig_size[0] else gathered
             swapped.append((fp.sharded_param, substitute(interpreter, fp.sharded_param, full)))
     _SWAPPED.setdefault(interpreter, []).append(swapped)
@@ -176,12 +191,6 @@ def _post_forward(interpreter, args, kwargs):
         for param, before in reversed(stack.pop()):
             substitute(interpreter, param, before)
     return output
-
-
-def _op_name(op) -> str:
-    from .api import op_name
-
-    return op_name(op if isinstance(op, torch.distributed.ReduceOp.RedOpType) else op.op)
 
 
 def lookasides():

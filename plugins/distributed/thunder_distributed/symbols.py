@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import torch
 
-from thunder_core.extend import tensor_proxy, torch_op
+from thunder_core.extend import tensor_proxy
 
 from . import ops
 
@@ -54,6 +54,8 @@ def _no_output(*args, **kwargs):
 
 def define():
     """Define every symbol of the plugin (called once, by the ``thunder_core_symbols`` hook)."""
+    from thunder_core.extend import torch_op  # (the op language, which calls this while it loads)
+
     inplace = ("inplace", "effect")
 
     @torch_op(ops.all_reduce_, inputs=("tensor",), meta=_first_like, tags=inplace)
