@@ -71,13 +71,6 @@ def all_to_all_single_(output, input, output_split_sizes=None, input_split_sizes
     return _issued(work, output, async_op)
 
 
-def broadcast_coalesced_(tensors, buffer_size: int = 0, src: int = 0, group_name: str = "0"):
-    """``dist._broadcast_coalesced(group, tensors, buffer_size, src)`` (DDP's buffer and
-    parameter sync): every tensor of the list in place; returns the list."""
-    dist._broadcast_coalesced(group(group_name), tensors, buffer_size, src)
-    return tensors
-
-
 def barrier(group_name: str = "0"):
     """``dist.barrier(group)``."""
     dist.barrier(group=group(group_name))

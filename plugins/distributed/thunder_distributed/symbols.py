@@ -36,16 +36,8 @@ ENTRIES: dict = {}
 _C = torch.ops._c10d_functional
 
 
-def _like(t):
-    return tensor_proxy(t.shape, t.dtype, t.device, t.requires_grad)
-
-
 def _first_like(tensor, *args, **kwargs):
-    return _like(tensor)
-
-
-def _list_like(tensors, **kwargs):
-    return [_like(t) for t in tensors]
+    return tensor_proxy(tensor.shape, tensor.dtype, tensor.device, tensor.requires_grad)
 
 
 def _no_output(*args, **kwargs):
