@@ -52,6 +52,12 @@ venv .venv "$py311"
   || .venv/bin/python -m pip install -q -c constraints.txt -e executors/cudnn
 # ----
 
+# ---- the distributed plugin (plugins/distributed): torch.distributed's collectives, DDP and FSDP2
+# under tc.jit; its tests spawn 2 ranks on gloo (CPU)
+.venv/bin/python -m pip install -q -c constraints.txt --no-build-isolation -e plugins/distributed 2>/dev/null \
+  || .venv/bin/python -m pip install -q -c constraints.txt -e plugins/distributed
+# ----
+
 echo "== Python 3.11: full suite"
 .venv/bin/python -m pytest -q "$@"
 

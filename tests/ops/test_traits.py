@@ -14,7 +14,10 @@ from thunder_core.ops.prims_number import NUMBER_OPS
 from thunder_core.ops.registry import OPDEFS, PRIMS, SYMBOLS, torch_op
 from thunder_core.transforms import remat
 
-ALL = {**SYMBOLS, **PRIMS}
+#: the core's own symbols (plugins declare theirs; thunder-distributed's collectives carry no
+#: trait on purpose: library kernels, never fused or recomputed)
+ALL = {sid: s for sid, s in {**SYMBOLS, **PRIMS}.items()
+       if sid not in OPDEFS or OPDEFS[sid].module.startswith("thunder_core.")}
 
 #: symbols no trait of the vocabulary describes (each group says why); consumers treat them as
 #: library kernels: never fused, never recomputed
