@@ -271,4 +271,4 @@ def _(b, g):
     return (B.log_softmax_backward(g, b.output, b.kwargs["dim"]),)
 
 
-from . import vjp_ltorch_nn, vjp_ltorch_shape  # noqa: E402, F401 - they register their rules
+from . import vjp_ltorch_nn, vjp_ltorch_shape, vjp_scatter  # noqa: E402, F401 - they register their rules
