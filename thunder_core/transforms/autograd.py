@@ -179,7 +179,7 @@ def _can_require_grad(t: TensorProxy) -> bool:
 
 
 #: in-place ops whose functional form is not their name without the underscore
-_FUNCTIONAL = {"ltorch.setitem": "ltorch.setitem_out"}
+_FUNCTIONAL = {"ltorch.setitem": "ltorch.setitem_out", "ltorch.normal_": "ltorch.normal_functional"}
 
 
 def _keeps_whole(b) -> bool:
