@@ -33,7 +33,9 @@ from .ltorch_elementwise import _inplace_meta, convert
 from .ltorch_shape import expanded
 from .registry import TORCH_CALLS, TORCH_IMPLS, T, fake_meta, torch_op
 
-def _filled(input, value):
+def filled(input, value):
+    """``input``'s shape, dtype and device holding ``value``; the result requires grad when
+    ``input`` does (with a zero gradient), as eager's ``fill`` (a number, or a 0-d tensor)."""
     if isinstance(value, TensorProxy):
         if value.ndim:
             raise RuntimeError(f"fill only supports 0-dimension value tensor but got tensor with {value.ndim} "
@@ -47,7 +49,7 @@ def _filled(input, value):
 @torch_op(torch.fill, inputs=("input", "value"), tags=(ELEMENTWISE,))
 def fill(input, value):
     """A tensor like ``input`` holding ``value`` (a number or a 0-d tensor) everywhere."""
-    return _filled(input, value)
+    return filled(input, value)
 
 
 def _in_place(name, sig, inputs, traits, random=False):
@@ -79,7 +81,7 @@ def _zero_sig(input):
 @torch_op(torch.ops.aten.zero.default, tags=(ELEMENTWISE,))
 def zero(input):
     """ATen's functional ``zero``: ``fill(input, 0)`` (the functional form of ``zero_``)."""
-    return _filled(input, 0)
+    return filled(input, 0)
 
 
 fill_ = _in_place("fill_", _fill_sig, ("input", "value"), (ELEMENTWISE,))
