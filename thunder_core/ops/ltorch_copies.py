@@ -30,11 +30,6 @@ def alias_copy(input):
     return T.clone(input)
 
 
-@torch_op(torch.detach_copy, tags=(SHAPE,))
-def detach_copy(input):
-    return T.clone(T.detach(input))
-
-
 @torch_op(torch.view_copy, tags=(SHAPE,))
 def view_copy(input, size):
     """``x.view(size).clone()`` (``size`` may be a dtype: ``x.view(dtype).clone()``)."""

@@ -267,6 +267,12 @@ def _(b, g):
     return (B.softmax_backward(g, b.output, b.kwargs["dim"]),)
 
 
+@vjp("ltorch.safe_softmax")
+def _(b, g):  # from the output, whose fully masked rows are zeros (the inner softmax's are NaN)
+    x = b.args[0]
+    return (B.softmax_backward(g, b.output, b.kwargs["dim"]).to(x.dtype),)
+
+
 @vjp("ltorch.log_softmax")
 def _(b, g):
     return (B.log_softmax_backward(g, b.output, b.kwargs["dim"]),)
