@@ -33,6 +33,7 @@ from .ltorch_elementwise import _inplace_meta, convert
 from .ltorch_shape import expanded
 from .registry import TORCH_CALLS, TORCH_IMPLS, T, fake_meta, torch_op
 
+
 def filled(input, value):
     """``input``'s shape, dtype and device holding ``value``; the result requires grad when
     ``input`` does (with a zero gradient), as eager's ``fill`` (a number, or a 0-d tensor)."""

@@ -126,8 +126,8 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
 
 # ---------------------------------------------------------------- class margins
 
-def _frames(input, target, what):
-    """(input as (frames, classes), target as (frames,) or (frames, classes))."""
+def _frames(input, what):
+    """(input as (frames, classes), frames, classes)."""
     classes = input.shape[-1] if input.ndim else 1
     frames = input.numel() // classes if classes else input.shape[0]
     if input.ndim > 2:
@@ -136,7 +136,7 @@ def _frames(input, target, what):
     return input.reshape(frames, classes), frames, classes
 
 
-def _per_frame(loss, target_ndim, mode, keep_frames):
+def _per_frame(loss, mode, keep_frames):
     if mode == "none":
         return loss if keep_frames else loss.reshape(())
     return _reduce(loss, mode)
@@ -151,7 +151,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.ndim != 1:
         raise ValueError("weight must be one-dimensional")
-    x, frames, classes = _frames(input, target, "multi_margin_loss")
+    x, frames, classes = _frames(input, "multi_margin_loss")
     t = target.reshape(frames)
     z = margin - T.gather(x, 1, t.reshape(frames, 1)) + x
     h = T.where(z > 0, z if p == 1 else z * z, 0.0)
@@ -159,7 +159,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         h = h * T.index_select(weight, 0, t).reshape(frames, 1)
     other = prims.iota(classes, start=0, step=1, dtype=torch.int64, device=input.device) != t.reshape(frames, 1)
     loss = T.sum(T.where(other, h, 0.0), 1) / classes
-    return _per_frame(loss, target.ndim, mode, target.ndim > 0)
+    return _per_frame(loss, mode, target.ndim > 0)
 
 
 @torch_op(_F.multilabel_margin_loss, inputs=("input", "target"), tags=(REDUCTION,))
@@ -168,7 +168,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     first -1) and non-target classes ``k`` of ``max(0, 1 - (x[j] - x[k]))``, divided by the number
     of classes."""
     mode = _mode(size_average, reduce, reduction)
-    x, frames, classes = _frames(input, target, "multilabel_margin_loss")
+    x, frames, classes = _frames(input, "multilabel_margin_loss")
     t = target.reshape(frames, classes)
     listed = T.cumsum((t == -1).to(torch.int64), 1) == 0  # entries before the first -1
     safe = T.where(listed, t, 0)
@@ -177,7 +177,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     z = 1 - T.gather(x, 1, safe).unsqueeze(2) + x.unsqueeze(1)
     counted = T.logical_and(T.logical_and(z > 0, listed.unsqueeze(2)), T.logical_not(is_target).unsqueeze(1))
     loss = T.sum(T.where(counted, z, 0.0), (1, 2)) / classes
-    return _per_frame(loss, target.ndim, mode, target.ndim > 1)
+    return _per_frame(loss, mode, target.ndim > 1)
 
 
 # ---------------------------------------------------------------- the ATen functions F calls
