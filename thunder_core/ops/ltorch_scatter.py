@@ -15,9 +15,13 @@ boolean masks, ``None``) runs as one kernel with its own VJP rule. ``nonzero_sta
 result has a fixed shape: each nonzero element's flat position is scattered into the slot
 its running count gives, then unravelled into coordinates.
 
-Traits: none. Every op here reads or writes at positions that are the *values* of a tensor,
-which no trait describes; consumers treat them as library kernels (``tests/ops/test_traits.py``'s
-NO_TRAIT lists them).
+Their in-place forms (``x.index_add_(...)``, ``scatter_``, ``scatter_add_``, ``index_put_``...) are
+symbols tagged ``"inplace"`` without a decomposition, like ``add_``: the executor writes into the
+real tensor in program order, and autograd makes them functional as the op without ``_``.
+
+Traits: none (the in-place forms: ``"inplace"`` only). Every op here reads or writes at
+positions that are the *values* of a tensor, which no trait describes; consumers treat them as
+library kernels (``tests/ops/test_traits.py``'s NO_TRAIT lists them).
 """
 
 from __future__ import annotations
@@ -27,11 +31,11 @@ import warnings
 
 import torch
 
-from ..ir import TensorProxy
+from ..ir import TensorProxy, tensor_proxy
 from . import prims
 from .ltorch_shape import expanded, reshaped
 from .prims_shape import broadcast_shapes, canonical_dim
-from .registry import T, torch_op
+from .registry import OPDEFS, T, torch_op
 
 # ---------------------------------------------------------------- helpers
 
@@ -280,3 +284,48 @@ def nonzero_static(input, *, size, fill_value=-1):
     strides = [math.prod(input.shape[k + 1:]) for k in range(input.ndim)]
     coords = T.cat([T.remainder(T.div(linear, s, rounding_mode="floor"), d) for s, d in zip(strides, input.shape)], 1)
     return T.where(linear < 0, fill_value, coords)
+
+
+# ---------------------------------------------------------------- in-place forms
+
+def _inplace_meta(sid):
+    """Meta of an in-place scatter: torch checks the call on fake tensors (without grad: fake
+    inputs are leaves, and torch refuses in-place ops on leaves that require grad), and the
+    result is the target's metadata."""
+    from ..ir import Trace, tracing
+    from ..ir.proxies import flat_proxies
+    from .registry import TORCH_IMPLS, fake_meta
+
+    def plain(x):
+        if isinstance(x, TensorProxy):
+            return x.replace(requires_grad=False)
+        return type(x)(plain(y) for y in x) if type(x) in (list, tuple) else x
+
+    def meta(*args, **kwargs):
+        target = args[0]
+        with tracing(Trace("inplace_check")):
+            fake_meta(lambda p, k: TORCH_IMPLS[sid](*p, **k))(*plain(args), **kwargs)
+        grad = target.requires_grad or (torch.is_grad_enabled() and target.dtype.is_floating_point and any(
+            isinstance(p, TensorProxy) and p.requires_grad for p in flat_proxies(args)))
+        return tensor_proxy(target.shape, target.dtype, target.device, grad)
+    return meta
+
+
+def _define_inplace(name):
+    """``Tensor.<name>_``: the op ``ltorch.<name>`` writing into its first argument (no
+    decomposition: run in place by the executor, in program order; autograd makes it functional
+    as ``ltorch.<name>``)."""
+    base = OPDEFS[f"ltorch.{name}"]
+    fns = [f for f in (getattr(torch.Tensor, name + "_", None), getattr(torch, name + "_", None)) if f is not None]
+
+    def inplace(*args, **kwargs):
+        """Runs as one op, in place, in program order."""
+    inplace.__signature__ = base.signature
+    torch_op(*fns, inputs=base.inputs, method=name + "_", name=name + "_", tags=("inplace",),
+             meta=_inplace_meta(f"ltorch.{name}_"), impl=lambda a, k: fns[0](*a, **k))(inplace)
+
+
+for _name in ("index_add", "index_copy", "index_fill", "index_reduce", "scatter_reduce", "masked_scatter", "put",
+              "index_put", "scatter", "scatter_add"):
+    _define_inplace(_name)
+del _name
