@@ -118,14 +118,16 @@ def safe_softmax(input, dim, dtype=None):
     return T.where(T.all(input == float("-inf"), dim, keepdim=True), 0.0, out).to(out.dtype)
 
 
-@torch_op(aten._softmax_backward_data, aten._softmax_backward_data.default, name="softmax_backward_data", inputs=("grad_output", "output"),
+@torch_op(aten._softmax_backward_data, aten._softmax_backward_data.default, name="softmax_backward_data",
+          inputs=("grad_output", "output"),
           tags=(REDUCTION,))
 def softmax_backward_data(grad_output, output, dim, input_dtype):
     """The input gradient of ``softmax`` from its output, in ``input_dtype``."""
     return _cast(softmax_backward(grad_output, output, dim), input_dtype)
 
 
-@torch_op(aten.native_dropout_backward, aten.native_dropout_backward.default, name="native_dropout_backward", inputs=("grad_output", "mask", "scale"),
+@torch_op(aten.native_dropout_backward, aten.native_dropout_backward.default, name="native_dropout_backward",
+          inputs=("grad_output", "mask", "scale"),
           tags=(ELEMENTWISE,))
 def native_dropout_backward(grad_output, mask, scale):
     """``grad_output * mask * scale``: the gradient through dropout's kept elements."""

@@ -75,7 +75,8 @@ def cartesian_prod(*tensors):
     return T.stack([reshaped(g, (g.numel(),)) for g in grids], 1)
 
 
-@torch_op(torch.Tensor.sum_to_size, method="sum_to_size", impl=_as_tuple(torch.Tensor.sum_to_size), tags=(REDUCTION, "may-return-input"))
+@torch_op(torch.Tensor.sum_to_size, method="sum_to_size", impl=_as_tuple(torch.Tensor.sum_to_size),
+          tags=(REDUCTION, "may-return-input"))
 def sum_to_size(input, *size):
     """``input`` summed down to ``size``, a shape it broadcasts from (the input itself if equal)."""
     size = tuple(size)

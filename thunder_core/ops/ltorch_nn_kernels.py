@@ -70,34 +70,36 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, normalized
     pads again)."""
 
 
-@torch_op(name="linear_cross_entropy", inputs=("input", "linear_weight", "target", "linear_bias", "weight"),
-          impl=lambda a, k: _F.linear_cross_entropy(*a[:3], linear_bias=a[3], weight=a[4], **k), tags=(MATMUL, REDUCTION))
-def linear_cross_entropy(input, linear_weight, target, linear_bias=None, weight=None, *, reduction="mean",
-                         ignore_index=None, label_smoothing=0.0):
-    """``cross_entropy(linear(input, linear_weight, linear_bias), target, weight, ...)``; a
-    ``linear_weight`` of shape (C, *out, in) gives logits (N, C, *out)."""
-    if input.ndim not in (1, 2):
-        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.ndim}")
-    if linear_weight.ndim < 2:
-        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got {linear_weight.ndim}")
-    classes, out, inner = linear_weight.shape[0], tuple(linear_weight.shape[1:-1]), linear_weight.shape[-1]
-    if input.shape[-1] != inner:
-        raise RuntimeError(f"expected equal input and linear_weight last dimensions (in_features), got "
-                           f"{input.shape[-1]} and {inner}, respectively")
-    w = linear_weight.reshape(-1, inner)
-    b = None if linear_bias is None else linear_bias.reshape(-1)
-    logits = F.linear(input, w, b)
-    if out:
-        logits = logits.reshape(*input.shape[:-1], classes, *out)
-    return F.cross_entropy(logits, target, weight, ignore_index=-100 if ignore_index is None else ignore_index,
-                           reduction=reduction, label_smoothing=label_smoothing)
+if hasattr(_F, "linear_cross_entropy"):  # (torch 2.13; not in torch 2.10)
+    @torch_op(name="linear_cross_entropy", inputs=("input", "linear_weight", "target", "linear_bias", "weight"),
+              impl=lambda a, k: _F.linear_cross_entropy(*a[:3], linear_bias=a[3], weight=a[4], **k),
+              tags=(MATMUL, REDUCTION))
+    def linear_cross_entropy(input, linear_weight, target, linear_bias=None, weight=None, *, reduction="mean",
+                             ignore_index=None, label_smoothing=0.0):
+        """``cross_entropy(linear(input, linear_weight, linear_bias), target, weight, ...)``; a
+        ``linear_weight`` of shape (C, *out, in) gives logits (N, C, *out)."""
+        if input.ndim not in (1, 2):
+            raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.ndim}")
+        if linear_weight.ndim < 2:
+            raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got {linear_weight.ndim}")
+        classes, out, inner = linear_weight.shape[0], tuple(linear_weight.shape[1:-1]), linear_weight.shape[-1]
+        if input.shape[-1] != inner:
+            raise RuntimeError(f"expected equal input and linear_weight last dimensions (in_features), got "
+                               f"{input.shape[-1]} and {inner}, respectively")
+        w = linear_weight.reshape(-1, inner)
+        b = None if linear_bias is None else linear_bias.reshape(-1)
+        logits = F.linear(input, w, b)
+        if out:
+            logits = logits.reshape(*input.shape[:-1], classes, *out)
+        return F.cross_entropy(logits, target, weight, ignore_index=-100 if ignore_index is None else ignore_index,
+                               reduction=reduction, label_smoothing=label_smoothing)
 
 
-@torch_alias(_F.linear_cross_entropy, of=linear_cross_entropy)
-def _linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None, reduction="mean",
-                          ignore_index=None, label_smoothing=0.0, options=None):
-    if ignore_index is not None and tuple(target.shape) == tuple(input.shape[:-1]) + (linear_weight.shape[0],) + \
-            tuple(linear_weight.shape[1:-1]):
-        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
-    return linear_cross_entropy(input, linear_weight, target, linear_bias, weight, reduction=reduction,
-                                ignore_index=ignore_index, label_smoothing=label_smoothing)
+    @torch_alias(_F.linear_cross_entropy, of=linear_cross_entropy)
+    def _linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None, reduction="mean",
+                              ignore_index=None, label_smoothing=0.0, options=None):
+        if ignore_index is not None and tuple(target.shape) == tuple(input.shape[:-1]) + (linear_weight.shape[0],) + \
+                tuple(linear_weight.shape[1:-1]):
+            raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+        return linear_cross_entropy(input, linear_weight, target, linear_bias, weight, reduction=reduction,
+                                    ignore_index=ignore_index, label_smoothing=label_smoothing)
