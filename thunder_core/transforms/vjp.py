@@ -99,9 +99,17 @@ def rule_for(sid: str, bsym=None):
 
 
 def _load_builtins():
+    """Import every ``transforms/vjp_*.py`` module: each registers the rules of one family."""
     global _builtins_loaded
     _builtins_loaded = True
-    from . import vjp_ltorch, vjp_prims  # noqa: F401 - they register their rules
+    import importlib
+    import pkgutil
+
+    from .. import transforms
+
+    for m in sorted(pkgutil.iter_modules(transforms.__path__), key=lambda m: m.name):
+        if m.name.startswith("vjp_") and m.name != "vjp_ns":
+            importlib.import_module(f"{transforms.__name__}.{m.name}")
 
 
 # ---------------------------------------------------------------- helpers for rules

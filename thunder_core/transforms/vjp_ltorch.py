@@ -270,5 +270,3 @@ def _(b, g):
 def _(b, g):
     return (B.log_softmax_backward(g, b.output, b.kwargs["dim"]),)
 
-
-from . import vjp_ltorch_nn, vjp_ltorch_shape  # noqa: E402, F401 - they register their rules
