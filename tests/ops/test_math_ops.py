@@ -20,7 +20,8 @@ import pytest
 import torch
 
 import thunder_core as tc
-from thunder_core.ops import TORCH_CALLS, ltorch_math, ltorch_special, ltorch_stats
+from thunder_core.ops import (TORCH_CALLS, ltorch_fft, ltorch_linalg_library, ltorch_math, ltorch_products,
+                              ltorch_special, ltorch_stats)
 from thunder_core.ops.registry import OPDEFS
 from thunder_core.testing.opcheck import check_error_like_eager, check_op
 
@@ -30,7 +31,7 @@ pytest.importorskip("thunder_executor_torch")
 from torch.testing._internal.common_methods_invocations import op_db  # noqa: E402
 
 DTYPES = (torch.float32, torch.float64, torch.bfloat16, torch.int64, torch.bool)
-MODULES = (ltorch_math, ltorch_special, ltorch_stats)
+MODULES = (ltorch_math, ltorch_special, ltorch_stats, ltorch_products, ltorch_fft, ltorch_linalg_library)
 _TOL = {torch.bfloat16: dict(atol=1e-2, rtol=1.6e-2)}
 
 
@@ -114,6 +115,15 @@ EDGES = [
     (torch.aminmax, (SPECIAL.reshape(1, 11),), dict(keepdim=True)), (torch.aminmax, (torch.arange(6).reshape(2, 3),),
                                                                      dict(dim=1)),
     (torch.msort, (torch.tensor([[3, 1], [2, 5], [0, 4]]),)),
+    (torch.isin, (SPECIAL, torch.tensor([NAN, 0.0, INF]))), (torch.isin, (torch.arange(6), torch.tensor([1.0, 4.5]))),
+    (torch.isin, (torch.tensor(3), torch.tensor([3])), dict(invert=True)),
+    (torch._C._VariableFunctions.tensordot, (torch.randn(2, 3, 4), torch.randn(4, 5, 3), [2, 1], [0, 2])),
+    (torch._C._VariableFunctions.tensordot, (torch.arange(6).reshape(2, 3), torch.arange(6).reshape(3, 2), [0], [1])),
+    (torch.inner, (torch.randn(2, 3), torch.randn(4, 3))), (torch.kron, (torch.randn(2, 1, 3), torch.randn(3, 2))),
+    (torch.trace, (torch.arange(12).reshape(3, 4),)), (torch.trace, (torch.randn(4, 3, dtype=torch.float64),)),
+    (torch.addr, (torch.randn(3, 2).bfloat16(), torch.randn(3).bfloat16(), torch.randn(2).bfloat16()),
+     dict(beta=0.2, alpha=0.6)),
+    (torch.addr, (torch.tensor([[NAN]]), torch.ones(1), torch.ones(1)), dict(beta=0)),
 ]
 
 

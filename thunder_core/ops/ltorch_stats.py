@@ -1,5 +1,5 @@
 """Torch-level statistics, scans and searches beyond ``ltorch_reduction``: ``aminmax``,
-``count_nonzero``, ``nansum``/``nanmean``, ``msort`` (decomposed into other symbols), and run
+``count_nonzero``, ``nansum``/``nanmean``, ``msort``, ``isin`` (decomposed into other symbols), and run
 whole: ``cummax``/``cummin``/``logcumsumexp``, ``median``/``nanmedian``, ``mode``,
 ``kthvalue``, ``quantile``/``nanquantile``, the histograms, the trapezoid rules, ``diff`` and
 ``gradient``, ``renorm``, ``hash_tensor``, and the searches ``bucketize``/``searchsorted``.
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import torch
 
-from ..ir import TENSOR_METHODS
+from ..ir import TENSOR_METHODS, TensorProxy
 from ..ir.traits import NORMALIZATION, REDUCTION
 from .registry import TORCH_CALLS, T, torch_op, whole_op
 
@@ -83,12 +83,24 @@ def msort(input):
     return T.sort(input, 0)[0]
 
 
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """Whether each element equals one of ``test_elements``: ``any(elements[..., None] ==
+    test_elements.flatten(), -1)``, torch's own brute-force algorithm, used where torch uses it
+    (few test elements); larger test sets run whole (torch sorts them)."""
+    if not (isinstance(elements, TensorProxy) and isinstance(test_elements, TensorProxy)) or \
+            test_elements.numel() >= int(10.0 * max(elements.numel(), 1) ** 0.145):
+        return NotImplemented
+    found = T.any(T.eq(T.unsqueeze(elements, -1), T.reshape(test_elements, (-1,))), -1)
+    return T.logical_not(found) if invert else found
+
+
 aminmax = _decomposed(aminmax, torch.aminmax, methods=("aminmax",), returns=torch.return_types.aminmax,
                       impl=lambda args, kwargs: tuple(torch.aminmax(*args, **kwargs)), tags=R)
 count_nonzero = _decomposed(count_nonzero, torch.count_nonzero, methods=("count_nonzero",), tags=R)
 nansum = _decomposed(nansum, torch.nansum, methods=("nansum",), tags=R)
 nanmean = _decomposed(nanmean, torch.nanmean, methods=("nanmean",), tags=R)
 msort = _decomposed(msort, torch.msort, methods=("msort",), tags=R)
+isin = _decomposed(isin, torch.isin, inputs=("elements", "test_elements"), tags=R)
 
 
 # ---------------------------------------------------------------- scans and order statistics, run whole
