@@ -49,7 +49,7 @@ APPLIES: dict[str, Callable] = {}
 #: a replacement whose first output is the call's output and whose other outputs are
 #: statistics its VJP rule wants (attention's logsumexp), or returns None to keep the call.
 FORWARD: dict[str, Callable] = {}
-_builtins_loaded = False  # vjp_ltorch/vjp_prims register into the tables above on first use
+_builtins_loaded = False  # the transforms/vjp_*.py modules register into the tables above on first use
 
 
 def forward_for_grad(*ids: str):
