@@ -107,9 +107,9 @@ def _load_builtins():
 
     from .. import transforms
 
-    for m in sorted(pkgutil.iter_modules(transforms.__path__), key=lambda m: m.name):
-        if m.name.startswith("vjp_") and m.name != "vjp_ns":
-            importlib.import_module(f"{transforms.__name__}.{m.name}")
+    for module in sorted(m.name for m in pkgutil.iter_modules(transforms.__path__)):
+        if module.startswith("vjp_") and not module.endswith("_ns"):  # (vjp_ns: the printing namespace)
+            importlib.import_module(f"{transforms.__name__}.{module}")
 
 
 # ---------------------------------------------------------------- helpers for rules
