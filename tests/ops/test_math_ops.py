@@ -22,7 +22,6 @@ import torch
 import thunder_core as tc
 from thunder_core.ops import (TORCH_CALLS, ltorch_fft, ltorch_linalg_library, ltorch_math, ltorch_products,
                               ltorch_special, ltorch_stats)
-from thunder_core.ops.registry import OPDEFS
 from thunder_core.testing.opcheck import check_error_like_eager, check_op
 
 pytest.importorskip("expecttest")  # torch.testing._internal needs it

@@ -32,6 +32,7 @@ from ..ir.traits import ELEMENTWISE, VIEW
 from . import prims
 from .ltorch_elementwise import ET, _opmath, convert, op, prepare, register_front, result_dtype
 from .prims_elementwise import dtype_kind
+from .registry import T
 
 __all__ = ["CALLABLES"]
 
@@ -223,8 +224,6 @@ def ldexp(input, other):
     """``input * 2**other``, as torch computes it (``mul(input, pow(2.0, other))``)."""
     if not _tensors(input, other):
         return NotImplemented
-    from .registry import T
-
     return T.mul(input, T.pow(2.0, other))
 
 
@@ -235,8 +234,6 @@ def sgn(input):
     """``sign`` for real tensors; ``z / |z|`` for complex ones (run whole)."""
     if dtype_kind(input.dtype) == "c":
         return NotImplemented
-    from .registry import T
-
     return T.sign(input)
 
 
@@ -280,8 +277,6 @@ def isreal(input):
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """``|input - other| <= atol + rtol * |other|`` (or equal, or both NaN with ``equal_nan``),
     computed with torch's own sequence of ops."""
-    from .registry import T
-
     if not _tensors(input, other) or input.dtype != other.dtype or rtol < 0 or atol < 0 or \
             (equal_nan and input.dtype.is_complex):
         return NotImplemented  # (eager's errors)
@@ -328,8 +323,6 @@ def polar(abs, angle):
     """``complex(abs * cos(angle), abs * sin(angle))``, as torch computes it."""
     if not _tensors(abs, angle) or abs.dtype != angle.dtype or abs.dtype not in (torch.float32, torch.float64):
         return NotImplemented
-    from .registry import T
-
     a, t = prepare("polar", (abs, angle))
     return T.complex(prims.mul(a, prims.cos(t)), prims.mul(a, prims.sin(t)))
 

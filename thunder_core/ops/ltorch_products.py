@@ -24,7 +24,6 @@ import torch
 
 from ..ir import TensorProxy
 from ..ir.traits import MATMUL, REDUCTION
-from .ltorch_linalg import _scale_add
 from .ltorch_reduction import vector_norm
 from .prims_shape import canonical_dim
 from .registry import T, torch_op, whole_op

@@ -627,19 +627,12 @@ def whole_op(name: str, params: str, *torch_fns, inputs=("input",), doc: str = "
     linalg_det(A): ...``. ``options`` are :func:`torch_op`'s; ``returns`` defaults to the
     ``torch.return_types`` named tuple of the first torch function's name, if torch has one,
     and then the implementation gives the symbol's plain tuple."""
-    fn = signature_function(name, params, doc or f"``{_display_name(torch_fns[0])}``: a library kernel, run whole.")
+    fn = signature_function(name, params, doc or f"``{name}``: run whole (torch's kernel defines it; no decomposition).")
     returns = options.pop("returns", getattr(torch.return_types, getattr(torch_fns[0], "__name__", ""), None))
     if returns is not None and "impl" not in options:
         first = torch_fns[0]
         options["impl"] = lambda args, kwargs: tuple(first(*args, **kwargs))
     return torch_op(*torch_fns, inputs=inputs, name=name, returns=returns, **options)(fn)
-
-
-def _display_name(fn) -> str:
-    mod = getattr(fn, "__module__", None) or ""
-    mod = {"torch._C._linalg": "torch.linalg", "torch._C._special": "torch.special", "torch._C._fft": "torch.fft",
-           "torch._C._VariableFunctions": "torch"}.get(mod, mod or "torch")
-    return f"{mod}.{getattr(fn, '__name__', fn)}"
 
 
 def torch_call_of(fn):
