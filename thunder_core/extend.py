@@ -24,7 +24,8 @@ What is here, by purpose:
   region in an execution trace);
 * cost: :class:`DeviceProfile`, :data:`PROFILES`, :func:`profile`, :class:`CostModel`;
 * ops: traits (:data:`TRAITS`, :func:`traits`, :func:`has_trait`), the symbol tables
-  (:func:`symbols`, :func:`prims`, :func:`torch_impls`, :func:`python_impls`), and the decorators that define ops
+  (:func:`symbols`, :func:`prims`, :func:`torch_impls`, :func:`python_impls`,
+  :func:`higher_order_impls`), and the decorators that define ops
   (:func:`torch_op`, :func:`prim`, the torch-style namespaces :data:`T` and :data:`F`);
 * the IR: :class:`Trace`, :class:`Symbol`, :class:`BoundSymbol`, :class:`Proxy`,
   :class:`TensorProxy`, :class:`NumberProxy`, :func:`flat_proxies`;
@@ -136,6 +137,19 @@ def torch_impls():
     return MappingProxyType(TORCH_IMPLS)
 
 
+def higher_order_impls():
+    """``{symbol id: callable}`` running each higher-order symbol (``"higher_order.cond"``,
+    ``"higher_order.while_loop"``, ``"higher_order.scan"``...; see
+    ``thunder_core.ops.higher_order`` and docs/higher-order-ops.md) as Python control flow that
+    calls its sub-traces, read-only. The sub-traces arrive as compiled functions: the partitioner
+    has covered each with the executors' claims, so fusing executors fuse inside them. An
+    executor that runs whole traces (the torch executor) implements the symbols with these;
+    fusing executors leave them alone (they carry no op trait)."""
+    from .ops.higher_order import IMPLS
+
+    return MappingProxyType(IMPLS)
+
+
 def python_impls():
     """``{symbol id: callable}`` of the host primitives on Python numbers (``"prims.py_add"``:
     ``operator.add``; see ``thunder_core.ops.prims_number``), read-only. Symbolic numbers
@@ -151,6 +165,6 @@ __all__ = [
     "API_VERSION", "Artifact", "BoundSymbol", "Checker", "Claim", "ClaimContext", "ClaimFn", "CostModel",
     "DeviceProfile", "Executor", "F", "NumberProxy", "PROFILES", "PluginWarning", "Proxy", "Region",
     "SharpEdge", "SharpEdgeChecker", "Symbol", "T", "TRAITS", "TensorProxy", "Trace", "flat_proxies",
-    "has_trait", "hookimpl", "prim", "prims", "profile", "python_impls", "region_callable", "region_key", "region_of", "register",
+    "has_trait", "higher_order_impls", "hookimpl", "prim", "prims", "profile", "python_impls", "region_callable", "region_key", "region_of", "register",
     "registry", "symbols", "tensor_leaves", "torch_impls", "torch_op", "traits", "unregister", "with_tensors",
 ]  # sorted; tests/execution/test_sdk.py pins it

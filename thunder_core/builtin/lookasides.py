@@ -109,6 +109,9 @@ def thunder_core_lookasides():
     import torch.utils.checkpoint as ckpt
 
     table[ckpt.checkpoint] = _checkpoint
+    from .higher_order import lookasides as control_flow
+
+    table.update(control_flow())  # torch.cond, torch.while_loop, scan
     table[torch.random.manual_seed] = _manual_seed
     table[torch.cuda.is_available] = _cuda_available
     from importlib import import_module

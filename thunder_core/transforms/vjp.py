@@ -101,7 +101,7 @@ def rule_for(sid: str, bsym=None):
 def _load_builtins():
     global _builtins_loaded
     _builtins_loaded = True
-    from . import vjp_ltorch, vjp_prims  # noqa: F401 - they register their rules
+    from . import vjp_higher_order, vjp_ltorch, vjp_prims  # noqa: F401 - they register their rules
 
 
 # ---------------------------------------------------------------- helpers for rules
