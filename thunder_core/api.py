@@ -355,6 +355,8 @@ def explain(obj) -> str:
     entry = _last(obj)
     frozen = [e for e in entry.capture.events if e.kind == ev.FRESH]
     text = str(entry.explanation)
+    if entry.capture.notes:
+        text += "\nwhile tracing:" + "".join(f"\n  {note}" for note in entry.capture.notes)
     if frozen:
         text += "\nread once while tracing, the same on every call (sharp_edges opaque-call 'allow'):" + "".join(
             f"\n  {e.site[0]}:{e.site[1]}: {e.key}(...) = {e.value!r}" for e in frozen)

@@ -18,7 +18,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 PUBLIC = ["API_VERSION", "Artifact", "BoundSymbol", "Checker", "Claim", "ClaimContext", "ClaimFn", "CostModel",
           "DeviceProfile", "Executor", "F", "NumberProxy", "PROFILES", "PluginWarning", "Proxy", "Region",
           "SharpEdge", "SharpEdgeChecker", "Symbol", "T", "TRAITS", "TensorProxy", "Trace", "flat_proxies",
-          "has_trait", "hookimpl", "prim", "prims", "profile", "python_impls", "region_callable", "region_key", "region_of", "register",
+          "has_trait", "higher_order_impls", "hookimpl", "prim", "prims", "profile", "python_impls", "region_callable", "region_key", "region_of", "register",
           "registry", "symbols", "tensor_leaves", "torch_impls", "torch_op", "traits", "unregister",
           "with_tensors"]
 

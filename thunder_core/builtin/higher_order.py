@@ -136,8 +136,9 @@ def cond(I, args, kwargs):
             raise TracingError(f"torch.cond: output {k} is a {_meta_text(pt)} in true_fn {_where(true_fn)} but a "
                                f"{_meta_text(pf)} in false_fn {_where(false_fn)}; both branches must return tensors "
                                f"with the same shape, dtype and device.")
-    inputs = _union(params, *frees)
-    out = ho.cond(pred, tuple(inputs), true_fn=with_inputs(subs[0], inputs), false_fn=with_inputs(subs[1], inputs))
+    extra = _union(*frees)
+    inputs = [*params, *extra]
+    out = ho.cond(pred, (*leaves, *extra), true_fn=with_inputs(subs[0], inputs), false_fn=with_inputs(subs[1], inputs))
     return pytree.tree_unflatten(list(out), t.spec)
 
 

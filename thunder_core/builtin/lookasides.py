@@ -1,9 +1,10 @@
 """The core's own lookasides for tracing, registered through the lookaside hook like any
 plugin's: ``nn.Module.__call__`` straight to ``forward`` (when the module has no hooks),
 ``type(proxy)`` (the tensor's type), torch's ``__torch_function__`` checks, nested ``tc.jit``,
-``torch.compiler.is_compiling()`` (True while tracing), ``torch.autograd.Function.apply`` (a user's custom gradient: recorded as one opaque op, so
-PyTorch runs its forward and, in the backward, its own ``backward``) and activation
-checkpointing (traced inline)."""
+``torch.compiler.is_compiling()`` (True while tracing), ``torch.autograd.Function.apply`` (a
+user's custom gradient: forward and backward traced, builtin/autograd_function.py; one opaque op,
+run by PyTorch with its own backward, when the backward cannot be traced), activation
+checkpointing (traced inline) and the control-flow operators (builtin/higher_order.py)."""
 
 from __future__ import annotations
 
@@ -45,10 +46,42 @@ _APPLIES: dict = {}  # Function subclass -> the callable its opaque symbol stand
 
 
 def _function_apply(I, args, kwargs):
-    # Interpreting apply would trace the forward and silently drop the custom backward.
-    from ..ops.opaque import opaque_entry
+    # Forward and backward traced (builtin/autograd_function.py); when the backward cannot be
+    # traced, one opaque op (interpreting apply would silently drop the custom backward).
+    from .autograd_function import Untraceable, trace_function
 
     cls, *rest = args
+    name = cls.__qualname__
+    if not kwargs:
+        setup = cls.setup_context if _overrides(cls, "setup_context") else None
+        try:
+            return trace_function(I, name, cls.forward, cls.backward, tuple(rest), setup_context=setup,
+                                  once_differentiable=_once_differentiable(cls.backward))
+        except Untraceable as why:
+            reason = str(why)
+    else:
+        reason = "it was called with keyword arguments"
+    src = I.frames[-1].info.code.co_filename if I.frames else "?"
+    line = I._current_inst().site[1] if I.frames else 0
+    I.recorder.cap.notes.append(f"{src}:{line}: {name}.apply runs as one opaque op with PyTorch's autograd (its own "
+                                f"backward, not traced) because {reason}")
+    return _opaque_apply(cls, rest, kwargs)
+
+
+def _overrides(cls, method) -> bool:
+    return getattr(cls, method) is not getattr(torch.autograd.Function, method)
+
+
+def _once_differentiable(fn) -> bool:
+    """Is ``fn`` wrapped by torch.autograd.function.once_differentiable?"""
+    code = getattr(fn, "__code__", None)
+    return getattr(fn, "__wrapped__", None) is not None and code is not None and \
+        code.co_filename == torch.autograd.function.__file__
+
+
+def _opaque_apply(cls, rest, kwargs):
+    from ..ops.opaque import opaque_entry
+
     fn = _APPLIES.get(cls)
     if fn is None:
         def fn(*a, **k):
@@ -112,6 +145,9 @@ def thunder_core_lookasides():
     from .higher_order import lookasides as control_flow
 
     table.update(control_flow())  # torch.cond, torch.while_loop, scan
+    from .autograd_function import custom_op_lookasides
+
+    table.update(custom_op_lookasides())  # torch.library ops
     table[torch.random.manual_seed] = _manual_seed
     table[torch.cuda.is_available] = _cuda_available
     from importlib import import_module

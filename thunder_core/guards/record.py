@@ -62,6 +62,7 @@ class Capture:
     fn_name: str = "fn"
     arg_names: list = field(default_factory=list)  # parameter names of the positional arguments
     specialize: object = None  # guards a symbolic number's value needed after capture (ir.guarding)
+    notes: list = field(default_factory=list)      # what tracing chose and why, for tc.explain
 
     def describe_path(self, prov) -> str:
         """``args[0].fc.weight`` with the root argument named: ``argument x`` / ``x.fc.weight``."""

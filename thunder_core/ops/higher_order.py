@@ -26,6 +26,13 @@ The symbols (calling convention: tensors positional, functions and static values
     along ``dim`` in the order of ``xs`` (first when a ``y`` has fewer dimensions, as in eager).
     With ``saves_carries`` (the training forward) it returns ``((*c, *ys), carries)``, the
     carries each step started from, stacked along the first dimension.
+``higher_order.autograd_function(inputs, *, forward, backward, saved, n_outputs, n_declared, name, ...)``
+    a user's ``torch.autograd.Function``: ``forward(*inputs)`` returns its outputs (the first
+    ``n_outputs``) and the forward values its backward reads; ``backward(*cotangents, *saved
+    values)`` returns one gradient (or None) per declared input (the first ``n_declared``
+    inputs; the others are tensors the forward read from elsewhere). ``saved`` says where each
+    saved value is: input ``i`` (``i >= 0``) or output ``~i``. Its VJP rule records ``backward``
+    inline (transforms/vjp_higher_order.py).
 ``higher_order.while_loop_vjp(carries, additional, cotangents, *, cond_fn, body_fn, body_vjp, wrt)``
     the gradients of a ``while_loop`` (see transforms/vjp_higher_order.py): the loop runs
     again, keeping each step's carries, then ``body_vjp`` runs backwards over the steps.
@@ -38,6 +45,8 @@ docs/higher-order-ops.md.
 
 from __future__ import annotations
 
+import contextlib
+
 import torch
 
 from ..ir import Symbol, TensorProxy, Trace, TracingError, tensor_proxy
@@ -46,7 +55,7 @@ from ..ir.proxies import flat_proxies
 
 NAMESPACES.setdefault("higher_order", "thunder_core.ops.higher_order")
 
-__all__ = ["cond", "while_loop", "scan", "while_loop_vjp", "IMPLS", "HIGHER_ORDER", "is_higher_order", "stack_dim"]
+__all__ = ["cond", "while_loop", "scan", "while_loop_vjp", "autograd_function", "IMPLS", "HIGHER_ORDER", "is_higher_order", "stack_dim"]
 
 #: the tag every higher-order symbol carries (not an op trait: executors that fuse leave them alone)
 HIGHER_ORDER = "higher-order"
@@ -125,10 +134,20 @@ def _while_vjp_meta(carries, additional, cotangents, *, cond_fn, body_fn, body_v
     return tuple(_like(inputs[i], False) for i in wrt)
 
 
+def _function_meta(inputs, *, forward, backward, saved, n_outputs, n_declared, name, non_differentiable=(),
+                   once_differentiable=False):
+    _check_sub("forward", forward, len(inputs))
+    any_rg = any(p.requires_grad for p in _tensors(inputs[:n_declared]))
+    return tuple(_like(o, any_rg and j < n_outputs and j not in non_differentiable)
+                 for j, o in enumerate(forward.output))
+
+
 _TAGS = frozenset({HIGHER_ORDER})
 cond = Symbol("cond", _cond_meta, "higher_order.cond", module="higher_order", tags=_TAGS)
 while_loop = Symbol("while_loop", _while_meta, "higher_order.while_loop", module="higher_order", tags=_TAGS)
 scan = Symbol("scan", _scan_meta, "higher_order.scan", module="higher_order", tags=_TAGS)
+autograd_function = Symbol("autograd_function", _function_meta, "higher_order.autograd_function",
+                           module="higher_order", tags=_TAGS)
 while_loop_vjp = Symbol("while_loop_vjp", _while_vjp_meta, "higher_order.while_loop_vjp", module="higher_order",
                         tags=_TAGS)
 
@@ -192,6 +211,37 @@ def _run_while_vjp(carries, additional, cotangents, *, cond_fn, body_fn, body_vj
                  for i in wrt)
 
 
+class _TracedFunction(torch.autograd.Function):
+    """A traced ``autograd.Function`` where PyTorch's autograd differentiates the executed ops
+    (a compile not split into forward and backward traces, double backward): its traced
+    backward, as eager runs the user's."""
+
+    @staticmethod
+    def forward(ctx, k, *inputs):
+        outs = k["forward"](*inputs)
+        ctx.k, ctx.n_free = k, len(inputs) - k["n_declared"]
+        ctx.save_for_backward(*(inputs[i] if i >= 0 else outs[~i] for i in k["saved"]))
+        n = k["n_outputs"]
+        ctx.mark_non_differentiable(*(o for j, o in enumerate(outs) if j >= n or j in k["non_differentiable"]))
+        return tuple(outs)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        k = ctx.k
+        with torch.no_grad() if k["once_differentiable"] else contextlib.nullcontext():
+            grads = k["backward"](*grads[:k["n_outputs"]], *ctx.saved_tensors)
+        return (None, *grads, *(None for _ in range(ctx.n_free)))
+
+
+def _run_function(inputs, **k):
+    n = k["n_declared"]
+    if torch.is_grad_enabled() and any(isinstance(t, torch.Tensor) and t.requires_grad for t in inputs[:n]):
+        k.setdefault("non_differentiable", ())
+        k.setdefault("once_differentiable", False)
+        return _TracedFunction.apply(k, *inputs)
+    return k["forward"](*inputs)
+
+
 #: symbol id -> its implementation in Python (sub-traces arrive as compiled functions)
 IMPLS = {"higher_order.cond": _run_cond, "higher_order.while_loop": _run_while, "higher_order.scan": _run_scan,
-         "higher_order.while_loop_vjp": _run_while_vjp}
+         "higher_order.while_loop_vjp": _run_while_vjp, "higher_order.autograd_function": _run_function}

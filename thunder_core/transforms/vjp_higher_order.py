@@ -21,7 +21,7 @@ from ..ir import TensorProxy
 from ..ops import higher_order as ho
 from ..ops.registry import T
 from .higher_order import inline, like, record_subtrace, vjp_subtrace
-from .vjp import forward_for_grad, vjp
+from .vjp import forward_for_grad, sum_to, vjp, zeros_for
 
 
 def _needs_grad(p) -> bool:
@@ -112,3 +112,19 @@ def _(b, *cts):
     g.update((i, gx.movedim(0, dim)) for i, gx in zip(wx, out[ncar:]))
     return (tuple(g.get(j) for j in range(nc)), tuple(g.get(nc + k) for k in range(nx)),
             tuple(g.get(nc + nx + k) for k in range(na)))
+
+
+@vjp("higher_order.autograd_function")
+def _(b, *cts):
+    """The Function's traced backward, recorded inline (executors fuse it with what is around it)."""
+    (inputs,) = b.args
+    k = b.kwargs
+    outs = b.output
+    n = k["n_outputs"]
+    cts = [c if c is not None else zeros_for(o) for c, o in zip(cts[:n], outs[:n])]
+    saved = [inputs[i] if i >= 0 else outs[~i] for i in k["saved"]]
+    grads = inline(k["backward"], (*cts, *saved))
+    declared = inputs[:k["n_declared"]]
+    # (as eager's engine does with a custom backward's results: summed to the input's shape)
+    return (tuple(None if g is None or not _needs_grad(p) else sum_to(g, p.shape) for g, p in zip(grads, declared))
+            + tuple(None for _ in inputs[len(declared):]),)
