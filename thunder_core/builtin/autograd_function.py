@@ -23,7 +23,8 @@ import torch.utils._pytree as pytree
 
 from ..ir import Proxy, TensorProxy, tensor_proxy
 from ..ops import higher_order as ho
-from ..transforms.higher_order import like, record_subtrace
+from ..transforms.autograd import dce
+from ..transforms.higher_order import like, record_subtrace, writes_input
 
 
 class Untraceable(Exception):
@@ -113,9 +114,11 @@ def _trace(I, name, forward, backward, args, setup_context, once_differentiable)
         first.setdefault(id(p), p)
     params = [p if first.pop(id(p), None) is not None else like(p) for p in tensors]
     with torch.no_grad():
-        fsub, ffree = record_subtrace(lambda *ps: run_forward(*tensors), params, "function_forward")
+        fsub, ffree = record_subtrace(lambda *ps: run_forward(*tensors), params, "function_forward", prune=False)
     if any(isinstance(x, Proxy) and not isinstance(x, TensorProxy) for x in spec[2]):
         raise Untraceable("its forward returns a symbolic number")
+    if writes_input(fsub) is not None:
+        raise Untraceable(f"its forward modifies an input in place or global state ({writes_input(fsub).sym.name})")
     outs = list(fsub.output)
     inputs_of_sub = {id(p): i for i, p in reversed(list(enumerate(fsub.args)))}
     for k, o in enumerate(outs):
@@ -153,6 +156,7 @@ def _trace(I, name, forward, backward, args, setup_context, once_differentiable)
             k = len(outs) - 1
         saved.append(~k)
     fsub.output = tuple(outs)
+    fsub.bound_symbols = dce(fsub.bound_symbols, outs)
     result = ho.autograd_function((*tensors, *ffree), forward=fsub, backward=bsub, saved=tuple(saved),
                                   n_outputs=len(cts), n_declared=len(tensors), name=name, non_differentiable=non_diff,
                                   once_differentiable=once_differentiable)
@@ -182,6 +186,7 @@ def custom_op_call(I, args, kwargs):
     autograd.Function's, else the backward asks PyTorch's autograd (the op's registered formula)."""
     from ..ops.opaque import opaque_entry
 
+    args, kwargs = I.recorder.resolve(I, args, kwargs)
     op, rest = args[0], args[1:]
     overload, opdef = _custom_op(op)
     entry = opaque_entry(overload)

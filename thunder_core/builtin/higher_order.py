@@ -25,7 +25,7 @@ import torch.utils._pytree as pytree
 from ..frontend import events as ev
 from ..ir import Proxy, TensorProxy, TracingError, current_trace
 from ..ops import higher_order as ho
-from ..transforms.higher_order import like, record_subtrace, with_inputs
+from ..transforms.higher_order import like, record_subtrace, with_inputs, writes_input
 
 
 def _where(fn) -> str:
@@ -57,6 +57,13 @@ class _Function:
             return tuple(leaves)
 
         sub, free = record_subtrace(call, params, prefix)
+        b = writes_input(sub)
+        if b is not None:
+            where = f"{b.source[0]}:{b.source[1]}" if b.source else _where(self.fn)
+            raise TracingError(f"{where}: {self.op}'s {self.role} {_where(self.fn)} "
+                               f"{'changes global state' if 'effect' in b.sym.tags else 'writes into its input'} "
+                               f"({b.sym.name}); as in eager, {self.op}'s functions must not modify their inputs or "
+                               f"global state. Compute a new tensor instead (x.clone() first).")
         for e in I.events[start:]:
             if e.kind in ev.REPLAYED:
                 raise TracingError(f"{e.where}: {self.op}'s {self.role} {_where(self.fn)} changes state outside "
@@ -106,7 +113,7 @@ def _distinct(leaves) -> list:
 # ---------------------------------------------------------------- torch.cond
 
 def cond(I, args, kwargs):
-    a = _bind(torch.cond, args, kwargs)
+    a = _bind(torch.cond, *I.recorder.resolve(I, args, kwargs))
     pred, true_fn, false_fn, operands = a["pred"], a["true_fn"], a["false_fn"], a["operands"]
     if not isinstance(pred, TensorProxy):
         # a constant (guarded where it was read) or a symbolic number (bool() guards the predicate)
@@ -145,7 +152,7 @@ def cond(I, args, kwargs):
 # ---------------------------------------------------------------- torch.while_loop
 
 def while_loop(I, args, kwargs):
-    a = _bind(torch.while_loop, args, kwargs)
+    a = _bind(torch.while_loop, *I.recorder.resolve(I, args, kwargs))
     cond_fn, body_fn, carried = a["cond_fn"], a["body_fn"], a["carried_inputs"]
     leaves, spec = pytree.tree_flatten(tuple(carried))
 
@@ -202,7 +209,7 @@ def while_loop(I, args, kwargs):
 def scan(I, args, kwargs):
     from torch._higher_order_ops.scan import scan as torch_scan
 
-    a = _bind(torch_scan, args, kwargs)
+    a = _bind(torch_scan, *I.recorder.resolve(I, args, kwargs))
     combine_fn, init, xs, dim, reverse = a["combine_fn"], a["init"], a["xs"], a["dim"], a["reverse"]
     init_leaves, init_spec = pytree.tree_flatten(init)
     xs_leaves, xs_spec = pytree.tree_flatten(xs)

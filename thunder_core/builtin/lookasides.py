@@ -50,6 +50,7 @@ def _function_apply(I, args, kwargs):
     # traced, one opaque op (interpreting apply would silently drop the custom backward).
     from .autograd_function import Untraceable, trace_function
 
+    args, kwargs = I.recorder.resolve(I, args, kwargs)
     cls, *rest = args
     name = cls.__qualname__
     if not kwargs:
@@ -125,12 +126,26 @@ def _cuda_available(I, args, kwargs):
 
 
 def _nested_jit(I, args, kwargs):
+    # Traced inline, under the outer jit's options; what the inner one ran is remembered so its
+    # own sharp-edge levels apply there too where they are stricter (api.JittedFunction._trace).
+    from ..guards.record import Nested
+    from ..ir import current_trace
+
     jf, args = args[0], args[1:]
     if jf._bound is not None:  # a jitted bound method: its object is read through the jitted function
         from ..frontend.ops.names import read_attr
 
         args = (read_attr(I, None, jf, "_bound"), *args)
-    return I.call(jf._target, args, kwargs)  # traced inline
+    trace = current_trace()
+    recorded = trace._scopes[-1] if trace._scopes else trace.bound_symbols
+    start, first = len(I.events), len(recorded)
+    outer_records = I.record_opaque_calls
+    I.record_opaque_calls = outer_records or jf._record_opaque
+    try:
+        return I.call(jf._target, args, kwargs)
+    finally:
+        I.record_opaque_calls = outer_records
+        I.recorder.cap.nested.append(Nested(jf, (start, len(I.events)), recorded[first:]))
 
 
 @hookspecs.hookimpl

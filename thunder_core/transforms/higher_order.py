@@ -19,7 +19,7 @@ import torch
 from ..ir import Proxy, TensorProxy, Trace, TracingError, current_trace, flat_proxies, tensor_proxy, tracing
 from ..ir.trace import subtraces
 
-__all__ = ["record_subtrace", "with_inputs", "inline", "vjp_subtrace", "substitute", "reads_random", "like"]
+__all__ = ["record_subtrace", "writes_input", "with_inputs", "inline", "vjp_subtrace", "substitute", "reads_random", "like"]
 
 
 def like(p: TensorProxy, requires_grad: bool | None = None, shape=None) -> TensorProxy:
@@ -42,11 +42,12 @@ def substitute(x, env: dict):
     return x
 
 
-def record_subtrace(fn, params, prefix: str) -> tuple[Trace, list]:
+def record_subtrace(fn, params, prefix: str, prune: bool = True) -> tuple[Trace, list]:
     """``(sub-trace, free)``: ``fn(*params)`` recorded into a sub-trace of the current trace
     (named ``<prefix><n>`` by it), whose inputs are ``params`` then ``free``, the proxies of the
     enclosing trace the calls read, in order of first use. ``fn`` returns a proxy or a
-    tuple/list of proxies; the sub-trace returns them as a flat tuple."""
+    tuple/list of proxies; the sub-trace returns them as a flat tuple. ``prune``: drop calls
+    the outputs do not need (not when the caller adds outputs later)."""
     parent = current_trace()
     with parent.scope() as recorded:
         out = fn(*params)
@@ -64,9 +65,26 @@ def record_subtrace(fn, params, prefix: str) -> tuple[Trace, list]:
         read(b.flat_args)
         defined.update(id(p) for p in b.flat_outs)
     read(p for p in leaves if isinstance(p, Proxy))
-    sub = Trace(parent.make_name(prefix), args=[*params, *free], bound_symbols=list(recorded),
+    from .autograd import dce
+
+    sub = Trace(parent.make_name(prefix), args=[*params, *free],
+                bound_symbols=dce(recorded, flat_proxies(leaves)) if prune else list(recorded),
                 output=tuple(leaves), grad_enabled=torch.is_grad_enabled())
     return sub, free
+
+
+def writes_input(sub: Trace):
+    """The first bound symbol of ``sub`` that writes into one of its inputs (or a view of one)
+    in place, or changes state (``torch.manual_seed``), else None."""
+    from .autograd import _may_alias
+
+    aliases = {id(p) for p in sub.args}
+    for b in sub.bound_symbols:
+        if "effect" in b.sym.tags or "inplace" in b.sym.tags and b.flat_args and id(b.flat_args[0]) in aliases:
+            return b
+        if _may_alias(b) and any(id(p) in aliases for p in b.flat_args):
+            aliases.update(id(p) for p in b.flat_outs)
+    return None
 
 
 def with_inputs(sub: Trace, inputs) -> Trace:
@@ -150,6 +168,7 @@ def vjp_subtrace(sub: Trace, wrt, cotangent_of, prefix: str, what: str = "the fu
             g = grads.get(id(p))
             result.append(_zeros(p) if g is None else g)
     bsyms = dce(joint.bound_symbols + bwd.bound_symbols, flat_proxies(result))
+    parent._names |= bwd._names  # (names of sub-traces made inside, too)
     detach = _without_grad({})
     out = Trace(parent.make_name(prefix), args=[_map(p, detach) for p in (*fwd.args, *cts)],
                 bound_symbols=[_map_bsym(b, detach) for b in bsyms], output=tuple(_map(g, detach) for g in result),
