@@ -148,15 +148,22 @@ def _nested_jit(I, args, kwargs):
         I.recorder.cap.nested.append(Nested(jf, (start, len(I.events)), recorded[first:]))
 
 
+def _jit(I, args, kwargs):
+    from ..api import jit
+
+    return jit(*args, **kwargs)  # made as it is (calling it traces it inline: _nested_jit)
+
+
 @hookspecs.hookimpl
 def thunder_core_lookasides():
-    from ..api import JittedFunction
+    from ..api import JittedFunction, jit
 
     table = {torch.nn.Module._wrapped_call_impl: _module_call, type: _type,
              JittedFunction.__call__: _nested_jit, torch.autograd.Function.apply.__func__: _function_apply}
     import torch.utils.checkpoint as ckpt
 
     table[ckpt.checkpoint] = _checkpoint
+    table[jit] = _jit
     from .higher_order import lookasides as control_flow
 
     table.update(control_flow())  # torch.cond, torch.while_loop, scan
