@@ -28,7 +28,8 @@ What is here, by purpose:
   :func:`higher_order_impls`), and the decorators that define ops
   (:func:`torch_op`, :func:`prim`, the torch-style namespaces :data:`T` and :data:`F`);
 * the IR: :class:`Trace`, :class:`Symbol`, :class:`BoundSymbol`, :class:`Proxy`,
-  :class:`TensorProxy`, :class:`NumberProxy`, :func:`flat_proxies`;
+  :class:`TensorProxy`, :class:`NumberProxy`, :func:`flat_proxies`, :func:`subtraces` (the
+  sub-traces a higher-order bound symbol holds; docs/higher-order-ops.md);
 * sharp edges: :class:`SharpEdgeChecker`, :class:`SharpEdge`;
 * helpers for implementations: :func:`tensor_leaves`, :func:`with_tensors`.
 
@@ -67,6 +68,7 @@ if TYPE_CHECKING:  # for readers and static tools; at run time these resolve laz
     from .execution.autograd_runtime import tensor_leaves, with_tensors
     from .execution.cost import CostModel
     from .ir import BoundSymbol, NumberProxy, Proxy, Symbol, TensorProxy, Trace, flat_proxies
+    from .ir.trace import subtraces
     from .ir.traits import TRAITS, has_trait, traits
     from .ops.registry import F, T, prim, torch_op
     from .plugins import PluginWarning, register, registry, unregister
@@ -86,6 +88,7 @@ _LAZY = {
     "TensorProxy": ("thunder_core.ir", "TensorProxy"),
     "NumberProxy": ("thunder_core.ir", "NumberProxy"),
     "flat_proxies": ("thunder_core.ir", "flat_proxies"),
+    "subtraces": ("thunder_core.ir.trace", "subtraces"),
     "torch_op": ("thunder_core.ops.registry", "torch_op"),
     "prim": ("thunder_core.ops.registry", "prim"),
     "T": ("thunder_core.ops.registry", "T"),
@@ -166,5 +169,5 @@ __all__ = [
     "DeviceProfile", "Executor", "F", "NumberProxy", "PROFILES", "PluginWarning", "Proxy", "Region",
     "SharpEdge", "SharpEdgeChecker", "Symbol", "T", "TRAITS", "TensorProxy", "Trace", "flat_proxies",
     "has_trait", "higher_order_impls", "hookimpl", "prim", "prims", "profile", "python_impls", "region_callable", "region_key", "region_of", "register",
-    "registry", "symbols", "tensor_leaves", "torch_impls", "torch_op", "traits", "unregister", "with_tensors",
+    "registry", "subtraces", "symbols", "tensor_leaves", "torch_impls", "torch_op", "traits", "unregister", "with_tensors",
 ]  # sorted; tests/execution/test_sdk.py pins it

@@ -19,7 +19,7 @@ PUBLIC = ["API_VERSION", "Artifact", "BoundSymbol", "Checker", "Claim", "ClaimCo
           "DeviceProfile", "Executor", "F", "NumberProxy", "PROFILES", "PluginWarning", "Proxy", "Region",
           "SharpEdge", "SharpEdgeChecker", "Symbol", "T", "TRAITS", "TensorProxy", "Trace", "flat_proxies",
           "has_trait", "higher_order_impls", "hookimpl", "prim", "prims", "profile", "python_impls", "region_callable", "region_key", "region_of", "register",
-          "registry", "symbols", "tensor_leaves", "torch_impls", "torch_op", "traits", "unregister",
+          "registry", "subtraces", "symbols", "tensor_leaves", "torch_impls", "torch_op", "traits", "unregister",
           "with_tensors"]
 
 
