@@ -23,7 +23,7 @@ import torch
 import torch.utils._pytree as pytree
 
 from ..frontend import events as ev
-from ..ir import Proxy, TensorProxy, TracingError, current_trace
+from ..ir import TensorProxy, TracingError, current_trace
 from ..ops import higher_order as ho
 from ..transforms.higher_order import like, record_subtrace, with_inputs, writes_input
 
@@ -72,14 +72,14 @@ class _Function:
                                    f"and make the change outside {self.op}.")
         return sub, free
 
-    def check_outputs(self, sub, tensors_only=True):
+    def check_outputs(self, sub):
         inputs = {id(p) for p in sub.args}
         seen = set()
         for k, p in enumerate(sub.output):
-            if tensors_only and not isinstance(p, TensorProxy):
+            if not isinstance(p, TensorProxy):
                 raise TracingError(f"{self.op}'s {self.role} {_where(self.fn)} returns {p!r:.40} (a "
                                    f"{type(p).__name__}) at output {k}; {self.op} returns tensors only.")
-            if isinstance(p, Proxy) and (id(p) in inputs or id(p) in seen):
+            if id(p) in inputs or id(p) in seen:
                 what = "one of its inputs" if id(p) in inputs else "the same tensor twice"
                 raise TracingError(f"{self.op}'s {self.role} {_where(self.fn)} returns {what} (output {k}); as in "
                                    f"eager, {self.op} does not allow its outputs to alias its inputs or each other. "
@@ -180,7 +180,7 @@ def while_loop(I, args, kwargs):
         params = [like(p, requires_grad=r) for p, r in zip(leaves, rg)]
         csub, cfree = cf.record(params, "while_cond", unflat)
         bsub, bfree = bf.record(params, "while_body", unflat)
-        after = [r or (o.requires_grad and isinstance(o, TensorProxy)) for r, o in zip(rg, bsub.output)]
+        after = [r or (isinstance(o, TensorProxy) and o.requires_grad) for r, o in zip(rg, bsub.output)]
         if after == rg:
             break
         rg = after

@@ -55,15 +55,10 @@ from ..ir.proxies import flat_proxies
 
 NAMESPACES.setdefault("higher_order", "thunder_core.ops.higher_order")
 
-__all__ = ["cond", "while_loop", "scan", "while_loop_vjp", "autograd_function", "IMPLS", "HIGHER_ORDER", "is_higher_order", "stack_dim"]
+__all__ = ["cond", "while_loop", "scan", "while_loop_vjp", "autograd_function", "IMPLS", "HIGHER_ORDER", "stack_dim"]
 
 #: the tag every higher-order symbol carries (not an op trait: executors that fuse leave them alone)
 HIGHER_ORDER = "higher-order"
-
-
-def is_higher_order(bsym) -> bool:
-    """Does ``bsym`` (a BoundSymbol or Symbol) hold sub-traces?"""
-    return HIGHER_ORDER in getattr(bsym, "sym", bsym).tags
 
 
 def _tensors(xs) -> list:
@@ -234,11 +229,8 @@ class _TracedFunction(torch.autograd.Function):
 
 
 def _run_function(inputs, **k):
-    n = k["n_declared"]
-    if torch.is_grad_enabled() and any(isinstance(t, torch.Tensor) and t.requires_grad for t in inputs[:n]):
-        k.setdefault("non_differentiable", ())
-        k.setdefault("once_differentiable", False)
-        return _TracedFunction.apply(k, *inputs)
+    if torch.is_grad_enabled() and any(t.requires_grad for t in inputs[:k["n_declared"]]):
+        return _TracedFunction.apply({"non_differentiable": (), "once_differentiable": False, **k}, *inputs)
     return k["forward"](*inputs)
 
 
