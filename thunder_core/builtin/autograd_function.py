@@ -69,14 +69,13 @@ def trace_function(I, name, forward, backward, args, *, setup_context=None, once
     and ``backward(ctx, *grads)`` are the user's functions, interpreted by ``I``. Raises
     :class:`Untraceable`; the interpreter's log and the guards are as before the attempt then."""
     rec = I.recorder
-    events, guards = len(I.events), len(rec.cap.guards)
+    events, guards, seen = len(I.events), len(rec.cap.guards), set(rec.seen_guards)
     try:
         return _trace(I, name, forward, backward, args, setup_context, once_differentiable)
     except Exception as e:
         del I.events[events:]
-        for g in rec.cap.guards[guards:]:
-            rec.seen_guards.discard((g.prov, g.kind))
         del rec.cap.guards[guards:]
+        rec.seen_guards &= seen
         if isinstance(e, Untraceable):
             raise
         raise Untraceable(f"tracing it raised {type(e).__name__}: {e}") from e
