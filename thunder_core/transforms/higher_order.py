@@ -18,6 +18,8 @@ import torch
 
 from ..ir import Proxy, TensorProxy, Trace, TracingError, current_trace, flat_proxies, tensor_proxy, tracing
 from ..ir.trace import subtraces
+from .autograd import (NotSplittable, _map, _map_bsym, _may_alias, _without_grad, augment, backward_walk, dce, expand,
+                       functionalize)
 
 __all__ = ["record_subtrace", "writes_input", "with_inputs", "inline", "vjp_subtrace", "substitute", "reads_random", "like"]
 
@@ -65,8 +67,6 @@ def record_subtrace(fn, params, prefix: str, prune: bool = True) -> tuple[Trace,
         read(b.flat_args)
         defined.update(id(p) for p in b.flat_outs)
     read(p for p in leaves if isinstance(p, Proxy))
-    from .autograd import dce
-
     sub = Trace(parent.make_name(prefix), args=[*params, *free],
                 bound_symbols=dce(recorded, flat_proxies(leaves)) if prune else list(recorded),
                 output=tuple(leaves), grad_enabled=torch.is_grad_enabled())
@@ -76,8 +76,6 @@ def record_subtrace(fn, params, prefix: str, prune: bool = True) -> tuple[Trace,
 def writes_input(sub: Trace):
     """The first bound symbol of ``sub`` that writes into one of its inputs (or a view of one)
     in place, or changes state (``torch.manual_seed``), else None."""
-    from .autograd import _may_alias
-
     aliases = {id(p) for p in sub.args}
     for b in sub.bound_symbols:
         if "effect" in b.sym.tags or "inplace" in b.sym.tags and b.flat_args and id(b.flat_args[0]) in aliases:
@@ -142,8 +140,6 @@ def vjp_subtrace(sub: Trace, wrt, cotangent_of, prefix: str, what: str = "the fu
     gradients of the inputs at positions ``wrt`` (zeros where they get none), without
     requires_grad anywhere. Raises ``autograd.NotSplittable`` when ``sub`` cannot be
     differentiated that way (a random op would draw again; an in-place write into an input)."""
-    from .autograd import NotSplittable, augment, backward_walk, dce, expand, functionalize, _without_grad, _map_bsym, _map
-
     parent = current_trace()
     rand = reads_random(sub)
     if rand is not None:
