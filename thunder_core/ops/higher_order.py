@@ -23,7 +23,7 @@ The symbols (calling convention: tensors positional, functions and static values
 ``higher_order.scan(init, xs, additional, *, combine_fn, dim, reverse, saves_carries=False)``
     for each slice ``x`` of the ``xs`` along ``dim`` (last to first with ``reverse``):
     ``(*c, *y) = combine_fn(*c, *x, *additional)``; returns ``(*c, *ys)``, the ``y``\\ s stacked
-    along ``dim`` in the order of ``xs`` (first when a ``y`` has fewer dimensions, as in eager).
+    along ``dim`` in the order of ``xs`` (where eager stacks them, see :func:`stack_dim`).
     With ``saves_carries`` (the training forward) it returns ``((*c, *ys), carries)``, the
     carries each step started from, stacked along the first dimension.
 ``higher_order.autograd_function(inputs, *, forward, backward, saved, n_outputs, n_declared, name, ...)``
@@ -46,6 +46,7 @@ docs/higher-order-ops.md.
 from __future__ import annotations
 
 import contextlib
+import functools
 
 import torch
 
@@ -101,9 +102,23 @@ def _while_meta(carries, additional, *, cond_fn, body_fn):
 
 
 def stack_dim(p, dim: int) -> int:
-    """Where scan stacks the per-step values of ``p`` (eager's rule: at ``dim`` when the
-    stacked tensor has that dimension, else first)."""
-    return dim if dim <= p.ndim else 0
+    """Where scan stacks the per-step values of ``p``: eager's rule, which depends on the
+    version of torch: at ``dim`` when the stacked tensor has that dimension, else first (torch
+    2.13), or always first (torch 2.10)."""
+    return dim if dim <= p.ndim and _scan_stacks_at_dim() else 0
+
+
+@functools.cache
+def _scan_stacks_at_dim() -> bool:
+    # asked of torch's own reference scan, on meta tensors (no compile, nothing computed)
+    try:
+        from torch._higher_order_ops.scan import _fake_scan
+
+        _, ys = _fake_scan(lambda c, x: (c, x.clone()), init=torch.empty(1, device="meta"),
+                           xs=torch.empty(2, 5, device="meta"), dim=1)
+        return tuple(ys.shape) == (2, 5)
+    except Exception:  # noqa: BLE001 - a torch without it: the current rule
+        return True
 
 
 def _stacked(p, n, dim, requires_grad):
