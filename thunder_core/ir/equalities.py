@@ -6,9 +6,10 @@ op's shape check) needs ``x_0 == t_0`` and the guard recorded for it says it hol
 are the same number on every call the trace serves. :class:`Equalities` records that in a
 union-find, *when the guard is recorded*, and from then on the trace sees one symbol:
 
-* every tensor proxy of the trace being built (its inputs, the outputs of every recorded call,
-  decompositions included) has its shape rewritten in place to the class's representative, and
-  tensor proxies made later get it when they are created;
+* every tensor proxy made during the capture and its lowering whose shape holds the merged
+  symbol (inputs, outputs of recorded calls, decompositions included) has its shape rewritten
+  in place to the class's representative, and tensor proxies made later get it when they are
+  created (``TensorProxy.__post_init__``);
 * the numbers every recorded call takes (``reshape(t, shape=(t_0, 64))``) are rewritten in
   place the same way, and a symbol called later gets representatives (``Symbol.__call__``);
 * number operations take the representative of each operand (``canonical``), so a later
@@ -17,8 +18,10 @@ union-find, *when the guard is recorded*, and from then on the trace sees one sy
 * the same operation on the same (representative) operands gives the proxy recorded the first
   time (``made``): ``B * T`` computed by two ops is one number.
 
-So regions see equal sizes as equal (an executor compares sizes by identity) and duplicate
-guards disappear. The representative of a class is a constant if the class has one, else the
+An index of which tensor proxies and calls use each symbol (:meth:`Equalities.track`, filled as
+they are made) keeps a merge proportional to the uses of the symbol that joins. So regions see
+equal sizes as equal (an executor compares sizes by identity) and duplicate guards disappear.
+The representative of a class is a constant if the class has one, else the
 input of the trace that comes first in its signature, else the first operand that joined. The
 guards themselves keep the proxies they were recorded with (the prologue checks the relation
 between the inputs as they arrive), and numbers already computed from a member keep their
@@ -46,6 +49,7 @@ class Equalities:
         self._parent: dict = {}   # id(proxy) -> the proxy or constant it was merged into
         self._keep: dict = {}     # id -> proxy (ids stay unique while the capture lives)
         self.made: dict = {}      # (operation key, operands) -> the proxy computing it
+        self._uses: dict = {}     # id(symbol) -> [tensor proxies and bound symbols holding it]
 
     def __bool__(self):
         return bool(self._parent)
@@ -88,12 +92,12 @@ class Equalities:
             return x if new is parts else slice(*new)
         return x
 
-    def learn(self, p: NumberProxy, kind: str, value, trace) -> None:
+    def learn(self, p: NumberProxy, kind: str, value) -> None:
         """A guard was recorded: ``bool(p) is value`` (``kind="truth"``) or ``p == value``
-        (``"equals"``). Merge what it makes equal and rewrite ``trace``'s tensor shapes."""
+        (``"equals"``). Merge what it makes equal."""
         if kind == "equals":
             if p.python_type is int and type(value) is int:
-                self.union(p, value, trace)
+                self.union(p, value)
             return
         if p.expr is None:
             return
@@ -102,9 +106,21 @@ class Equalities:
             a, b = args
             kinds = {getattr(x, "python_type", type(x)) for x in (a, b)}
             if kinds == {int}:
-                self.union(a, b, trace)
+                self.union(a, b)
 
-    def union(self, a, b, trace) -> None:
+    def track(self, obj, numbers) -> None:
+        """Remember that ``obj`` (a tensor proxy, by its shape, or a bound symbol, by its
+        arguments) holds the symbolic ``numbers``: a merge rewrites it."""
+        uses = self._uses
+        for n in numbers:
+            if type(n) is NumberProxy and n.value is None:
+                found = uses.get(id(n))
+                if found is None:
+                    uses[id(n)] = [obj]
+                elif found[-1] is not obj:
+                    found.append(obj)
+
+    def union(self, a, b) -> None:
         a, b = (x.value if type(x) is NumberProxy and x.value is not None else x for x in map(self.find, (a, b)))
         if a is b or not (_symbolic(a) or _symbolic(b)):
             return
@@ -112,9 +128,23 @@ class Equalities:
             a, b = b, a
         # a represents the class (a constant, or the earlier input), b joins it
         self._parent[id(b)], self._keep[id(b)] = a, b
-        self.rewrite(self.trace)
-        if trace is not self.trace:  # a pass after capture (autograd) is building this trace
-            self.rewrite(trace)
+        for obj in self._uses.pop(id(b), ()):
+            self._fix(obj)
+
+    def _fix(self, obj) -> None:
+        """Rewrite ``obj`` in place to representatives (in place: the program, the recorder and
+        the traces hold the same objects) and index it under them."""
+        if type(obj) is TensorProxy:
+            shape = self.shape(obj.shape)
+            if any(x is not y for x, y in zip(shape, obj.shape)):
+                object.__setattr__(obj, "shape", shape)  # frozen for users; this pass refines it
+            self.track(obj, shape)
+            return
+        args, kwargs = self.canonical_value(obj.args), self.canonical_value(dict(obj.kwargs))
+        object.__setattr__(obj, "args", args)
+        object.__setattr__(obj, "kwargs", type(obj.kwargs)(kwargs))
+        obj.__dict__.pop("flat_args", None)  # (a cached property of the old arguments)
+        self.track(obj, obj.flat_args)
 
     def _rank(self, p: NumberProxy) -> tuple:
         """Which of two symbols represents their class: an input of the program before a
@@ -128,32 +158,25 @@ class Equalities:
         return (1, 0)
 
     def rewrite(self, trace) -> None:
-        """Rewrite in place the shapes of ``trace``'s tensor proxies (inputs, outputs of every
-        recorded call, decompositions and open scopes included) to representatives. In place,
-        because the program, the recorder and other traces hold the same proxy objects."""
+        """Rewrite every tensor proxy and call of ``trace`` (decompositions included) that still
+        holds a merged symbol: for calls a pass built directly (``BoundSymbol(...)``), which
+        :meth:`track` did not see; ``partition`` runs it on each trace it gets."""
         if trace is None or not self._parent:
             return
-        seen: set = set()
-
-        def fix(ps):
-            for t in ps:
-                if type(t) is TensorProxy and id(t) not in seen:
-                    seen.add(id(t))
-                    shape = self.shape(t.shape)
-                    if any(a is not b for a, b in zip(shape, t.shape)):
-                        object.__setattr__(t, "shape", shape)  # frozen for users; this pass refines it
-
-        fix(flat_proxies((trace.args, trace.kwargs, trace.output)))
+        parent, seen = self._parent, set()
         stack = [*trace.bound_symbols, *(b for scope in getattr(trace, "_scopes", ()) for b in scope)]
-        parent = self._parent
+        for p in flat_proxies((trace.args, trace.kwargs, trace.output)):
+            if type(p) is TensorProxy and any(type(d) is NumberProxy and id(d) in parent for d in p.shape):
+                self._fix(p)
         while stack:
             b = stack.pop()
+            for p in (*b.flat_args, *b.flat_outs):
+                if id(p) not in seen:
+                    seen.add(id(p))
+                    if type(p) is TensorProxy and any(type(d) is NumberProxy and id(d) in parent for d in p.shape):
+                        self._fix(p)
             if any(type(p) is NumberProxy and id(p) in parent for p in b.flat_args):
-                object.__setattr__(b, "args", self.canonical_value(b.args))
-                object.__setattr__(b, "kwargs", type(b.kwargs)(self.canonical_value(dict(b.kwargs))))
-                b.__dict__.pop("flat_args", None)  # (a cached property of the old arguments)
-            fix(b.flat_args)
-            fix(b.flat_outs)
+                self._fix(b)
             stack += b.subsymbols
 
     def shape(self, shape) -> tuple:

@@ -168,7 +168,7 @@ class NumberProxy(Proxy):
         hook(self, kind, v)
         eqs = current_equalities()
         if eqs is not None:  # sizes the guard makes equal are one symbol from now on
-            eqs.learn(self, kind, v, trace)
+            eqs.learn(self, kind, v)
         return v
 
     def __bool__(self):
@@ -327,8 +327,9 @@ class TensorProxy(Proxy):
             from .trace import current_equalities
 
             eqs = current_equalities()
-            if eqs:  # sizes unified by guards: the class's representative
+            if eqs is not None:  # sizes unified by guards: the class's representative, now and after a merge
                 shape = eqs.shape(shape)
+                eqs.track(self, shape)
         if any(type(s) is int and s < 0 for s in shape):
             raise ValueError(f"TensorProxy {self.name}: shape {shape} has a negative dimension.")
         if not isinstance(self.dtype, torch.dtype):

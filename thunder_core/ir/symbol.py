@@ -154,6 +154,8 @@ class Symbol:
                 f"its outputs, so an input cannot be one (it would be defined twice). Make the "
                 f"{'decomposition' if self.decomposition else 'meta function'} return a new proxy.")
         bsym = BoundSymbol(self, args, kwargs, out, subsymbols, source=trace.current_source)
+        if eqs is not None:  # a later merge of a size it takes rewrites it
+            eqs.track(bsym, bsym.flat_args)
         trace.record(bsym)
         return out
 
