@@ -15,21 +15,26 @@ from __future__ import annotations
 
 import linecache
 import os
+import sys
 import types
 
 import torch
 
 from .frontend import Interpreter
+from .frontend import events as ev
 from .frontend.code import run_natively
+from .frontend.tracebacks import hide
 from .frontend.native import MODULE_TABLES
-from .frontend.provenance import ARG, ATTR, CALL, CELL, GLOBAL, ITEM, ITER, KWARG, Provenance
+from .frontend.native import SCALARS, unused_call
+from .frontend.provenance import ARG, ATTR, CALL, CELL, FRESH, GLOBAL, ITEM, ITER, KWARG, Provenance
 from .ir import NumberProxy, Proxy, TensorProxy, Trace, TracingError, tracing
 from .ir.printing import PRINTER_GLOBALS
 from .ir.proxies import is_valid_name, number_proxy, tensor_proxy
-from .user_errors import annotate
+from .user_errors import annotate, is_user_file
 # what a capture records (guard kinds, Guard, Capture) is defined with the guards; re-exported here
 from .guards.record import BOUND, EQUALS, IDENTITY, LENGTH, NO_HOOKS, SAME_AS, TENSOR, TYPE  # noqa: F401
-from .guards.record import PREDICATE, VALUES, Capture, Guard  # noqa: F401
+from .guards.record import DRAWN, PREDICATE, VALUES, Capture, Draw, Guard  # noqa: F401
+from .guards import fresh
 from . import plugins
 from .ops import TORCH_CALLS
 
@@ -39,6 +44,9 @@ _MAX_VALUES = 1024  # largest input tensor whose contents may be read (and check
 # torch._dynamo once torch.compile has run; its bookkeeping is torch's state, not the program's).
 for _d in ("_dynamo", "_inductor"):
     run_natively(os.path.join(_TORCH_DIR, _d))
+# the jit's interpreter and the core's lookasides are the interpreter's: not in the program's tracebacks
+hide(__file__)
+hide(os.path.join(os.path.dirname(os.path.abspath(__file__)), "builtin"))
 _OWNERS = (types.ModuleType, type(None), type(torch._C._VariableFunctions))
 _BOUND_METHODS = (types.MethodType, types.BuiltinMethodType, types.MethodWrapperType)
 _EQ_TYPES = (int, float, bool, str, complex, type(None), torch.dtype, torch.device, bytes, type(...))
@@ -112,8 +120,6 @@ class _Recorder:
     def finish(self, I):
         """Guards that need the whole run: lengths of iterated containers, existence of what
         the function deletes."""
-        from .frontend import events as ev
-
         for prov in I.iterated:
             if prov in self.containers:
                 self.guard(prov, LENGTH, len(self.containers[prov]))
@@ -152,11 +158,14 @@ class _Recorder:
             return p
         if isinstance(value, Proxy):
             return value
-        if self.symbolic and type(value) in _SYMBOLIC_TYPES and _is_argument(prov):
+        number = type(value) in _SYMBOLIC_TYPES
+        if (number and self.symbolic and _is_argument(prov)) or (prov.root.kind == FRESH and _fresh_number(value)):
+            # an argument under "symbolic values", or a number drawn afresh on every call (any cache mode)
             p = self.numbers.get(prov)
             if p is None:
+                t = type(value) if number else _fresh_number(value)
                 p = self.numbers[prov] = self.cap.trace.add_input(
-                    number_proxy(type(value), hint=value, name=self._name(prov)))
+                    number_proxy(t, hint=t(value), name=self._name(prov)))
                 self.cap.inputs.append((prov, p))
                 self.guard(prov, TYPE, type(value))
             return p
@@ -248,8 +257,6 @@ class _Recorder:
             if found is None:
                 raise TracingError(_unknown_tensor(self.cap.trace, x))
             (container, key, prov) = found
-            from .frontend import events as ev
-
             return I.enter(x, prov, ev.READ_ITEM, I._current_inst(), key, container)
         return x
 
@@ -261,6 +268,8 @@ class _Recorder:
                 pass  # h._modules['0'].weight reads as h_0_weight
             elif p.kind in (ATTR, ITEM, KWARG, GLOBAL, CELL, ITER):
                 parts.append(str(p.key))
+            elif p.kind == FRESH:  # the call's k-th fresh value, random.random(): random_random_k
+                parts.append(f"{p.ref}_{p.key}")
             elif p.kind == ARG and not parts:  # a plain argument: its parameter name
                 parts.append(self.arg_names[p.key] if p.key < len(self.arg_names) else f"arg{p.key}")
             p = p.parent
@@ -274,6 +283,26 @@ class _Recorder:
 # bool arguments stay constants: code tests flags by identity (`unbiased is False`), which no
 # proxy can intercept, and a symbolic bool would buy nothing (a branch on it guards its value)
 _SYMBOLIC_TYPES = (int, float)
+
+
+def _unenterable(value) -> bool:
+    """True for a fresh value the trace cannot take as an input (a numpy array: torch reads it as data)."""
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(value, np.ndarray)
+
+
+def _fresh_number(value):
+    """int or float for a number drawn afresh (numpy's scalars count: ``np.random.randint``), else None."""
+    t = type(value)
+    if t is int or t is float:
+        return t
+    np = sys.modules.get("numpy")
+    if np is not None:
+        if isinstance(value, np.integer):
+            return int
+        if isinstance(value, np.floating):
+            return float
+    return None
 
 
 def _subclass(t):
@@ -336,6 +365,51 @@ def _merged_lookasides(registry):
 class TracingInterpreter(Interpreter):
     """The interpreter with torch's operations recorded into a trace."""
 
+    def draw(self, fn, args, kwargs=None, name=None, frozen=False):
+        """A fresh value (see ``Interpreter.draw``): the call's next draw from the draw log
+        (guards/fresh.py: a prologue that missed may have made it already), recorded with a
+        DRAWN guard at its place in program order, so the prologue draws it again on every call;
+        its value enters as an input: a number is symbolic, a tensor a tensor input, a container
+        outside data whose items are read like an argument's. A value that cannot be an input
+        (``frozen``, or a numpy array) is a constant of the trace, reported (a FROZEN event)."""
+        rec, kwargs = self.recorder, kwargs or {}
+        cap = rec.cap
+        k = len(cap.draws)
+        site = self.user_site()
+        out = fresh.take(k, fn, *_drawn_args(cap.trace, name, site, args, kwargs))
+        prov = Provenance(FRESH, None, k, name)
+        raised = type(out.exc) if type(out) is fresh.Raised else None
+        d = Draw(prov, name, fn, args, kwargs, None if raised else out, raised, site)
+        cap.draws.append(d)
+        self.events.append(ev.Event(ev.FRESH, prov, name, d.value, site))
+        rec.guard(prov, DRAWN, d)
+        if raised is not None:
+            raise out.exc.with_traceback(None)
+        if frozen or _unenterable(out):
+            self.events.append(ev.Event(ev.FROZEN, prov, self.user_site(name)[1], out, site))
+            return out
+        v = rec.on_enter(self, out, prov)
+        if v is out and type(out) not in SCALARS:
+            self.outside.setdefault(id(out), (out, prov))
+        return v
+
+    def user_site(self, name=None):
+        """(filename, line, function) of the innermost frame of the user's own code (not a
+        library's, the standard library's or thunder_core's), else of the innermost frame; with
+        ``name`` (what is being called), also the name to report: the library function the
+        user's line called, ``secrets.token_hex (through os.urandom)``, or ``name`` itself."""
+        frames = self.frames
+        k = next((k for k in range(len(frames) - 1, -1, -1) if is_user_file(frames[k].info.code.co_filename)),
+                 len(frames) - 1)
+        f = frames[k]
+        site = f.info.code.co_filename, f.lineno, f.info.site_name
+        if name is None:
+            return site
+        if k + 1 < len(frames):
+            callee = frames[k + 1]
+            name = f"{callee.globals.get('__name__', '?')}.{callee.info.site_name} (through {name})"
+        return site, name
+
     def call_native(self, fn, args, kwargs=None):
         inner = getattr(fn, "_torchdynamo_orig_callable", None)
         if inner is not None and type(fn) is types.FunctionType:
@@ -355,7 +429,41 @@ class TracingInterpreter(Interpreter):
 
             args, kwargs = self.recorder.resolve(self, args, kwargs or {})
             return opaque_entry(fn)(*args, **kwargs)
+        if type(fn) is types.BuiltinMethodType:
+            # a C method looked aside through its descriptor (rng.random(): a new bound method
+            # on every access), when its lookaside asks for it (builtin/fresh_values.py)
+            la = self.lookasides.get(id(getattr(type(fn.__self__), fn.__name__, None)))
+            if la is not None and getattr(la, "through_methods", False):
+                return la(self, (fn.__self__, *args), kwargs or {})
+        if self.result_unused():
+            unused = unused_call(self, fn, args)
+            if unused is not None:
+                # made for its effect on an outside object (stream.write(s)): on every call, by the
+                # epilogue, in program order with the other effects, with that call's values
+                replay, rargs = unused
+                self.events.append(ev.Event(ev.CALL, None, replay, (rargs, dict(kwargs or {})), self.user_site()))
+                return None
         return super().call_native(fn, args, kwargs)
+
+
+def _drawn_args(trace, name, site, args, kwargs):
+    """The arguments of a fresh call as they are now: symbolic numbers are this call's values
+    (the prologue computes them again on every call). A tensor computed by the trace cannot be
+    given to a call the prologue makes before the computation: refused."""
+    def concrete(x):
+        t = type(x)
+        if t is NumberProxy:
+            return x.hint if x.value is None else x.value
+        if t is TensorProxy:
+            raise TracingError(f"{site[0]}:{site[1]}: {name}(...) is made again on every call before the computation "
+                               f"runs, so it cannot take a tensor of the jitted function. Draw an index instead "
+                               f"(random.randrange(len(seq))) and index with it, or use torch's random functions.")
+        if t is tuple or t is list:
+            return t(concrete(y) for y in x)
+        if t is dict:
+            return {k: concrete(v) for k, v in x.items()}
+        return x
+    return concrete(tuple(args)), concrete(dict(kwargs))
 
 
 def _has_proxy(values) -> bool:
@@ -390,8 +498,9 @@ def _drop_unused_numbers(trace):
 
 
 def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_opaque_calls=False,
-            what=None, symbolic=False) -> Capture:
-    """Trace ``fn(*args, **kwargs)``; see the module docstring."""
+            what=None, symbolic=False, keep_draws=False) -> Capture:
+    """Trace ``fn(*args, **kwargs)``; see the module docstring. The fresh values drawn while
+    tracing stay in the draw log (guards/fresh.py) for the prologue run next if ``keep_draws``."""
     lookasides = plugins.registry().cached("capture.lookasides", _merged_lookasides)
     name = getattr(fn, "__name__", "fn")
     trace = _CaptureTrace("computation", grad_enabled=torch.is_grad_enabled())
@@ -422,11 +531,14 @@ def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_o
         rec.finish(I)
     except Exception as e:
         annotate(e, what or getattr(fn, "__qualname__", name))
+        keep_draws = False  # drawn, as eager would have before failing: no prologue takes them
         raise
     finally:
         # Outside state goes back to how it was: the epilogue makes the writes, on every call.
         undo.restore()
         trace.interp = None
+        if not keep_draws:
+            fresh.clear()
     trace.output = out
     cap.specialize = trace.specialize  # passes after capture guard through it (ir.guarding)
     if rec.numbers or rec.symbolic:

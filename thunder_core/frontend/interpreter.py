@@ -101,6 +101,7 @@ class Interpreter:
         self.written: set = set()              # (id(outside object), key) this call wrote (attribute, item, global, cell)
         self.mutated: set = set()              # ids of outside containers changed by a mutating method
         self.frames: list[Frame] = []
+        self.callback_depth = -1               # frames when C code (a trampoline) called back into the program
         self.exc_item = ExcItem()              # root of the handled-exception chain
         self.outer_exc = sys.exception()       # what the caller of the interpreter is handling
         self._last_read: dict = {}             # inst -> (owner, value) of the last read event there
@@ -242,6 +243,24 @@ class Interpreter:
             self.events.append(ev.Event(ev.OPAQUE_CALL, None, fn, (args, kwargs, stack),
                                         inst.site if inst else ("<native>", 0, "?")))
         return native.after(self, fn, args, kwargs, r, taken)
+
+    def draw(self, fn, args, kwargs=None, name=None, frozen=False):
+        """``fn(*args, **kwargs)``, a call whose result is new on every call in CPython (a random
+        draw, a clock, ``next()`` of an outside iterator; ``name`` says which, in words;
+        ``frozen``: its value cannot be an input, e.g. ``uuid.uuid4()``). The bare interpreter
+        makes it natively, as CPython does; the jit's capture makes its value an input that the
+        prologue draws again on every call (capture.py)."""
+        return fn(*args, **kwargs) if kwargs else fn(*args)
+
+    def result_unused(self) -> bool:
+        """True while the program's own call instruction is calling natively and throws the
+        result away (``sys.stdout.write(s)`` as a statement: the next instruction pops it), not
+        a call that C code makes back into the program (a ``sorted`` key)."""
+        frames = self.frames
+        if not frames or len(frames) == self.callback_depth:
+            return False
+        f = frames[-1]
+        return f.insts[f.ip].opname == "POP_TOP" and f.insts[f.ip - 1].opname.startswith("CALL")
 
     def _current_inst(self):
         if not self.frames:

@@ -102,11 +102,26 @@ def contains_op(I, f, inst):
 
 
 def getitem(I, inst, container, key):
-    v = container[key]
+    try:
+        v = container[key]
+    except KeyError:
+        _missing(I, inst, container, key)
+        raise
     e = I.outside.get(id(container))
     if e is not None:
         v = I.enter(v, Provenance(ITEM, e[1], key), ev.READ_ITEM, inst, key, container)
     return v
+
+
+def _missing(I, inst, container, key):
+    """``container[key]`` raised KeyError: when ``container`` is outside data, that the key is
+    absent is a read of it (``os.environ["X"]``, ``d.get("k")`` of a Python mapping), guarded."""
+    e = I.outside.get(id(container))
+    if e is None:
+        return
+    q = query(container, "__contains__", (key,), e[1], overridable=True)
+    if q is not None and q.ref(container, key) is False:
+        I.enter(False, q, ev.READ_ITEM, inst, key, container)
 
 
 @op("BINARY_SUBSCR")
