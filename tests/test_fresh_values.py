@@ -161,6 +161,26 @@ def test_send_to_an_outside_generator():
     assert tc.cache_misses(jf) == 1
 
 
+def test_a_generator_running_another_jitted_function_that_draws():
+    # the outer prologue's draw runs the generator, whose jitted function draws through its own log
+    def scale(x):
+        return x * random.random()
+
+    def make(fn):
+        def loader():
+            while True:
+                yield fn(torch.ones(2))
+        g = loader()
+        return lambda x: x + next(g) + random.random()
+
+    eager, jf = make(scale), tc.jit(make(tc.jit(scale)))
+    random.seed(0)
+    want = [eager(X) for _ in range(CALLS)]
+    random.seed(0)
+    got = [jf(X) for _ in range(CALLS)]
+    assert all(torch.equal(a, b) for a, b in zip(want, got)) and tc.cache_misses(jf) == 1
+
+
 def test_random_seed_between_calls_is_followed():
     def f(x):
         return x + random.random() + random.randint(0, 9)
@@ -244,6 +264,27 @@ def test_tensors_made_from_a_fresh_number():
 
 def test_fresh_numbers_with_the_default_executors():
     same_as_eager(lambda x: ((x * random.random()).sin() + random.randint(0, 6)).cos(), executors=None)
+
+
+def test_gradients_through_a_fresh_number_and_a_branch_on_it():
+    def f(w):
+        s = random.random()
+        if s < 0.5:
+            return (w * s).sin().sum()
+        return (w + s).cos().sum()
+
+    def grads(fn):
+        random.seed(0)
+        out = []
+        for _ in range(6):
+            w = torch.ones(3, requires_grad=True)
+            fn(w).backward()
+            out.append(w.grad)
+        return out
+
+    jf = tc.jit(f)
+    assert all(torch.equal(a, b) for a, b in zip(grads(jf), grads(f)))
+    assert tc.cache_misses(jf) == 2 and tc.last_backward_traces(jf)  # split into forward and backward
 
 
 def test_cache_same_input_still_draws_on_every_call():

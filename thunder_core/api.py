@@ -53,6 +53,7 @@ class JittedFunction:
         self._record_opaque = any(found[n].needs_opaque_calls for n, lv in self._sharp_levels.items() if lv != "allow")
         self._executors = _resolve_executors(executors)
         self._entries: dict = {}
+        self._draws = fresh.DrawLog()  # the fresh values of the call in progress (guards/fresh.py)
         self._last: Entry | None = None
         self.hits = self.misses = 0
         self._warned = False
@@ -81,15 +82,15 @@ class JittedFunction:
                         return e.run(inputs, args, kwargs)
         return self._compile_and_run(args, kwargs)
 
-    def _trace(self, args, kwargs, keep_draws=False):
+    def _trace(self, args, kwargs, draw_log=None):
         """(capture, [captured trace, transformed traces...], epilogue, its source): what a
-        compile does before executors take the trace. ``keep_draws``: leave the fresh values
-        drawn while tracing for the prologue run next (guards/fresh.py)."""
+        compile does before executors take the trace. ``draw_log``: where the fresh values
+        drawn while tracing are left for the prologue run next (guards/fresh.py)."""
         from .guards.epilogue import build_epilogue
         from .sharp_edges import run_checkers
 
         cap = capture(self._target, args, kwargs, arg_names=self.arg_names, record_opaque_calls=self._record_opaque,
-                      what=self.__qualname__, symbolic=self.cache == "symbolic values", keep_draws=keep_draws)
+                      what=self.__qualname__, symbolic=self.cache == "symbolic values", draw_log=draw_log)
         run_checkers(cap, self._sharp_levels)
         epilogue, epilogue_source, results = build_epilogue(cap, args, kwargs, cap.trace.output)
         if epilogue is not None:  # the computation returns what the epilogue needs; it returns the output
@@ -111,7 +112,7 @@ class JittedFunction:
             # the new entry's prologue takes the fresh values the trace drew (guards/fresh.py)
             inputs = entry.prologue.fn(args, kwargs)
         except BaseException:
-            fresh.clear()  # drawn for a call that did not run: no later prologue may take them
+            self._draws.clear()  # drawn for a call that did not run: no later prologue may take them
             raise
         if inputs is MISS:
             raise RuntimeError(f"thunder_core: the prologue of a freshly compiled {self.__qualname__} rejected the "
@@ -120,7 +121,7 @@ class JittedFunction:
         return entry.run(inputs, args, kwargs)
 
     def _compile(self, args, kwargs) -> Entry:
-        cap, traces, epilogue, epilogue_source = self._trace(args, kwargs, keep_draws=True)
+        cap, traces, epilogue, epilogue_source = self._trace(args, kwargs, draw_log=self._draws)
         from .ir.trace import guarding
 
         with guarding(cap.specialize):  # what lowering specialises is guarded like the capture's reads

@@ -376,7 +376,7 @@ class TracingInterpreter(Interpreter):
         cap = rec.cap
         k = len(cap.draws)
         site = self.user_site()
-        out = fresh.take(k, fn, *_drawn_args(cap.trace, name, site, args, kwargs))
+        out = cap.draw_log.take(k, fn, *_drawn_args(cap.trace, name, site, args, kwargs))
         prov = Provenance(FRESH, None, k, name)
         raised = type(out.exc) if type(out) is fresh.Raised else None
         d = Draw(prov, name, fn, args, kwargs, None if raised else out, raised, site)
@@ -436,7 +436,9 @@ class TracingInterpreter(Interpreter):
             if la is not None and getattr(la, "through_methods", False):
                 return la(self, (fn.__self__, *args), kwargs or {})
         if self.result_unused():
-            unused = unused_call(self, fn, args)
+            # (a module's function only from the user's own code: library internals such as
+            # importlib's lock calls run now, as before)
+            unused = unused_call(self, fn, args, is_user_file(self.frames[-1].info.code.co_filename))
             if unused is not None:
                 # made for its effect on an outside object (stream.write(s)): on every call, by the
                 # epilogue, in program order with the other effects, with that call's values
@@ -498,13 +500,14 @@ def _drop_unused_numbers(trace):
 
 
 def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_opaque_calls=False,
-            what=None, symbolic=False, keep_draws=False) -> Capture:
-    """Trace ``fn(*args, **kwargs)``; see the module docstring. The fresh values drawn while
-    tracing stay in the draw log (guards/fresh.py) for the prologue run next if ``keep_draws``."""
+            what=None, symbolic=False, draw_log=None) -> Capture:
+    """Trace ``fn(*args, **kwargs)``; see the module docstring. Fresh values are drawn through
+    ``draw_log`` (guards/fresh.py: a jitted function's, whose prologue takes them next), else
+    through a log of this capture's own."""
     lookasides = plugins.registry().cached("capture.lookasides", _merged_lookasides)
     name = getattr(fn, "__name__", "fn")
     trace = _CaptureTrace("computation", grad_enabled=torch.is_grad_enabled())
-    cap = Capture(trace, fn_name=name)
+    cap = Capture(trace, fn_name=name, draw_log=fresh.DrawLog() if draw_log is None else draw_log)
     if arg_names is None:
         code = getattr(getattr(fn, "__func__", fn), "__code__", None)
         arg_names = list(code.co_varnames[:code.co_argcount]) if code is not None else []
@@ -531,14 +534,12 @@ def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_o
         rec.finish(I)
     except Exception as e:
         annotate(e, what or getattr(fn, "__qualname__", name))
-        keep_draws = False  # drawn, as eager would have before failing: no prologue takes them
+        cap.draw_log.clear()  # drawn, as eager would have before failing: no prologue takes them
         raise
     finally:
         # Outside state goes back to how it was: the epilogue makes the writes, on every call.
         undo.restore()
         trace.interp = None
-        if not keep_draws:
-            fresh.clear()
     trace.output = out
     cap.specialize = trace.specialize  # passes after capture guard through it (ir.guarding)
     if rec.numbers or rec.symbolic:

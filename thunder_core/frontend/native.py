@@ -108,12 +108,13 @@ def after(I, fn, args, kwargs, r, taken):
     return r
 
 
-def unused_call(I, fn, args):
+def unused_call(I, fn, args, modules=True):
     """For a native call whose result the program throws away (``Interpreter.result_unused``):
     ``(replay, args)`` when it is a call on an outside object, made for its effect (``stream.write(s)``,
-    ``log_file.flush()``, ``time.sleep(t)``): the caller records it to be made on every call
-    (``replay(*args, **kwargs)``), instead of making it once now. None for calls that are not:
-    pure functions, methods of builtin containers (their writes are MUTATE events)."""
+    ``log_file.flush()``; with ``modules``, a module's function: ``time.sleep(t)``): the caller
+    records it to be made on every call (``replay(*args, **kwargs)``), instead of making it once
+    now. None for calls that are not: pure functions, methods of builtin containers (their
+    writes are MUTATE events)."""
     t = type(fn)
     if t is types.BuiltinMethodType:
         recv, rest = fn.__self__, args
@@ -122,7 +123,7 @@ def unused_call(I, fn, args):
     else:
         return None
     if type(recv) is types.ModuleType:  # time.sleep, os.write: the module's function itself
-        return (fn, rest) if recv.__name__ not in _PURE_MODULES else None
+        return (fn, rest) if modules and recv.__name__ not in _PURE_MODULES else None
     if id(recv) not in I.outside or isinstance(recv, _PLAIN) or type(recv) in I.local_types:
         return None
     return method_call(fn.__name__), (recv, *rest)

@@ -4,12 +4,13 @@ in the order the program makes them, and their values are inputs of the computat
 
 One call of a jitted function may run several prologues (each cache entry's, until one accepts
 the call) and a compile. They must not draw twice: Python's RNG, a generator, a counter must
-advance exactly as in eager. So every draw of the call goes through the *draw log* (one per
-thread, :data:`LOG`): :func:`draw` returns the log's k-th outcome when an earlier prologue (which
-then missed: a predicate on a drawn number failed) or the compile already made it, and makes
-the call only past the end of the log. A prologue that accepts the call empties the log (its
-values are its inputs now); ``tc.jit`` empties it when a compile fails. A compile leaves the
-draws it made in the log for the new entry's prologue, run right after it, to take.
+advance exactly as in eager. So every draw of the call goes through the function's *draw log*
+(:class:`DrawLog`, one per jitted function and thread): :func:`draw` returns the log's k-th
+outcome when an earlier prologue (which then missed: a predicate on a drawn number failed) or
+the compile already made it, and makes the call only past the end of the log. A prologue that
+accepts the call empties the log (its values are its inputs now); ``tc.jit`` empties it when a
+compile fails. A compile leaves the draws it made in the log for the new entry's prologue, run
+right after it, to take.
 
 An outcome is the value, or :class:`Raised` when the call raised (a generator's end,
 ``StopIteration``, is an outcome like any other: the prologue checks it is the same).
@@ -29,12 +30,23 @@ class Raised:
         self.exc = exc
 
 
-class _Log(threading.local):
+class DrawLog(threading.local):
+    """The draws of the current call of one jitted function, on this thread: ``draws`` is
+    ``[(fn, outcome)]`` in program order."""
+
     def __init__(self):
-        self.draws: list = []  # [(fn, outcome)] of the current call, in program order
+        self.draws: list = []
 
+    def take(self, k: int, fn, args, kwargs):
+        """:func:`draw` for a compile: the ``k``-th outcome of this call, made now if not yet."""
+        out = draw(self.draws, k, fn, args, kwargs)
+        if type(out) is Raised and type(out.exc) is DrawsDiverged:
+            raise out.exc
+        return out
 
-LOG = _Log()
+    def clear(self) -> None:
+        """Forget this call's draws (a compile failed: no prologue may take them)."""
+        self.draws.clear()
 
 
 def draw(log: list, k: int, fn, args, kwargs):
@@ -65,16 +77,3 @@ class DrawsDiverged(RuntimeError):
 
 def _name(fn) -> str:
     return getattr(fn, "__qualname__", None) or repr(fn)
-
-
-def take(k: int, fn, args, kwargs):
-    """:func:`draw` for a compile: the ``k``-th outcome of this call's log, made now if not yet."""
-    out = draw(LOG.draws, k, fn, args, kwargs)
-    if type(out) is Raised and type(out.exc) is DrawsDiverged:
-        raise out.exc
-    return out
-
-
-def clear() -> None:
-    """Forget the current call's draws (a compile failed, or ``tc.plan`` traced without running)."""
-    LOG.draws.clear()

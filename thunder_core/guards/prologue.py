@@ -218,7 +218,7 @@ def build_prologue(cap: Capture, args, kwargs, *, check=True) -> Prologue:
         # drawn nothing): drawn in program order, each followed by the checks on what the
         # program decided from it, so a miss draws no further (cache="same input" too: the
         # values are new on every call). The draw log keeps what a missing prologue drew.
-        b.lines.append(f"draws = {b.const(fresh.LOG, 'LOG')}.draws")
+        b.lines.append(f"draws = {b.const(cap.draw_log, 'LOG')}.draws")
         for g in drawn:
             try:
                 if g.kind == DRAWN:

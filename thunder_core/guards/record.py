@@ -86,6 +86,7 @@ class Capture:
     specialize: object = None  # guards a symbolic number's value needed after capture (ir.guarding)
     draws: list = field(default_factory=list)      # [Draw] in program order (their guards are DRAWN)
     epilogue_draws: list = field(default_factory=list)  # [Provenance] of draws the epilogue uses (objects)
+    draw_log: object = None                        # guards/fresh.DrawLog the prologue draws through
 
     def describe_path(self, prov) -> str:
         """``args[0].fc.weight`` with the root argument named: ``argument x`` / ``x.fc.weight``."""
