@@ -295,10 +295,12 @@ def test_no_caching_draws_once_per_call():
     same_as_eager(lambda x: x + random.random(), cache="no caching", traces=CALLS)
 
 
-numpy = pytest.importorskip("numpy")
+@pytest.fixture
+def numpy():
+    return pytest.importorskip("numpy")
 
 
-def test_numpy_random_draws():
+def test_numpy_random_draws(numpy):
     def f(x):
         return x + numpy.random.rand() + numpy.random.randint(0, 100) + numpy.random.normal()
 
@@ -312,7 +314,7 @@ def test_numpy_random_draws():
     assert tc.cache_misses(jf) == 1
 
 
-def test_numpy_generator_outside():
+def test_numpy_generator_outside(numpy):
     gens = [numpy.random.default_rng(3), numpy.random.default_rng(3)]
 
     def make(g):
@@ -323,7 +325,7 @@ def test_numpy_generator_outside():
     assert all(torch.equal(a, b) for a, b in zip(eager, [jf(X) for _ in range(CALLS)]))
 
 
-def test_a_numpy_array_draw_is_refused_naming_the_line():
+def test_a_numpy_array_draw_is_refused_naming_the_line(numpy):
     def f(x):
         return x + torch.from_numpy(numpy.random.rand(2)).float()
 
