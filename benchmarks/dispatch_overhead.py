@@ -15,6 +15,7 @@ interleaved, so drift affects all alike), then what each effect adds to a call, 
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
 import random
@@ -50,7 +51,7 @@ def tiny_print(a, b):
     return a * b + a
 
 
-_DEVNULL = open(os.devnull, "w")  # noqa: SIM115 - open for the process, like a log file
+_DEVNULL = None  # an open file, like a log file (opened by workloads())
 
 
 def tiny_write(a, b):
@@ -87,6 +88,10 @@ class Deep(torch.nn.Module):
 
 
 def workloads():
+    global _DEVNULL
+    if _DEVNULL is None:
+        _DEVNULL = open(os.devnull, "w")  # noqa: SIM115 - open for the process
+        atexit.register(_DEVNULL.close)
     a, b = torch.randn(8, 8), torch.randn(8, 8)
     xs = [torch.randn(4) for _ in range(32)]
     torch.manual_seed(0)

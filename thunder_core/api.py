@@ -370,14 +370,13 @@ def explain(obj) -> str:
     from .frontend import events as ev
 
     entry = _last(obj)
-    events = entry.capture.events
     text = str(entry.explanation)
     drawn = entry.capture.draws
     if drawn:
         text += "\ndrawn by the prologue on every call, in this order (inputs of the computation):" + "".join(
             f"\n  {d.site[0]}:{d.site[1]}: {d.name}(...)" + (f" raises {d.raised.__name__}" if d.raised else "")
             for d in drawn)
-    frozen = [e for e in events if e.kind == ev.FROZEN]
+    frozen = [e for e in entry.capture.events if e.kind == ev.FROZEN]
     if frozen:
         text += "\nread once while tracing, the same on every call (sharp_edges opaque-call 'allow'):" + "".join(
             f"\n  {e.site[0]}:{e.site[1]}: {e.key}(...) = {e.value!r:.80}" for e in frozen)

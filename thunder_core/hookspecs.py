@@ -132,6 +132,13 @@ def thunder_core_lookasides() -> dict:
     interprets ``fn``), record symbols (call them: they record into the trace being built),
     or compute a value natively. ``interpreter.provenance(obj)`` says where an outside
     object came from; ``interpreter.recorder.guard(prov, kind, value)`` adds a guard.
+    ``interpreter.draw(fn, args, kwargs, name)`` makes a call whose result is new on every
+    call (a library's own random source, a hardware counter) an input that the prologue draws
+    again on every call, in program order (a number stays symbolic; ``frozen=True``: a value
+    that cannot be an input, which the ``opaque-call`` checker reports). A replacement with
+    the attribute ``through_methods = True``, keyed by a C method's descriptor
+    (``_random.Random.random``), also replaces that method bound to any object (``rng.random()``),
+    which it receives as the first argument.
 
     **Example** (a library's timing helper, ``mylib.timed(fn, *args, **kwargs)``, traced as
     the call of ``fn`` it wraps: a clock read while tracing would be frozen into the trace)::

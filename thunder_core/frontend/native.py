@@ -124,7 +124,8 @@ def unused_call(I, fn, args, modules=True):
         return None
     if type(recv) is types.ModuleType:  # time.sleep, os.write: the module's function itself
         return (fn, rest) if modules and recv.__name__ not in _PURE_MODULES else None
-    if id(recv) not in I.outside or isinstance(recv, _PLAIN) or type(recv) in I.local_types:
+    if (id(recv) not in I.outside or isinstance(recv, _PLAIN) or type(recv) in I.local_types
+            or (type(recv).__module__ or "").startswith("torch")):  # (torch's own state: a generator's seed)
         return None
     return method_call(fn.__name__), (recv, *rest)
 
