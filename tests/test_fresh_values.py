@@ -255,6 +255,25 @@ def test_a_generator_made_inside_from_a_seed_gives_the_same_numbers_on_every_cal
     assert "random" not in tc.explain(jf).split("\n", 1)[-1]  # nothing drawn: a constant
 
 
+def test_a_fresh_number_printed_and_logged_on_every_call(capsys, caplog):
+    import logging
+
+    log = logging.getLogger("tc-fresh")
+
+    def f(x):
+        t = random.random()
+        print("t =", t)
+        log.warning("t=%.3f", t)
+        return x + t
+
+    with caplog.at_level(logging.WARNING, logger="tc-fresh"):
+        same_as_eager(f)
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[:CALLS] == printed[CALLS:] and len(set(printed)) == CALLS  # eager's lines, then the jit's
+    messages = [r.getMessage() for r in caplog.records]
+    assert messages[:CALLS] == messages[CALLS:]
+
+
 def test_tensors_made_from_a_fresh_number():
     def f(x):
         return torch.tensor(random.random()) + x, torch.tensor([random.randint(0, 9), 1.5]) * 2
