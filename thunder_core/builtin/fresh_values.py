@@ -39,11 +39,11 @@ _RANDOM = ("randint", "randrange", "choice", "choices", "sample", "uniform", "tr
            "lognormvariate", "expovariate", "vonmisesvariate", "gammavariate", "betavariate", "paretovariate",
            "weibullvariate", "binomialvariate", "seed", "getstate", "setstate")
 _RANDOM_C = ("random", "getrandbits")  # methods of _random.Random (C): rng.random() is a builtin method
+_RANDOM_FROZEN = ("randbytes",)  # bytes: drawn, but not an input
 _TIME = ("time", "time_ns", "perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns", "process_time",
          "process_time_ns", "thread_time", "thread_time_ns")
 #: new on every call, but not numbers: drawn, and their value frozen (refused by default)
 _FROZEN_DRAWS = [("os.urandom", os.urandom), ("uuid.uuid1", uuid.uuid1), ("uuid.uuid4", uuid.uuid4),
-                 ("random.randbytes", getattr(random.Random, "randbytes", None)),
                  ("datetime.now", datetime.datetime.now), ("datetime.utcnow", datetime.datetime.utcnow),
                  ("datetime.today", datetime.datetime.today), ("date.today", datetime.date.today)]
 _FROZEN_DRAWS += [(f"time.{n}", getattr(time, n)) for n in ("ctime", "asctime", "localtime", "gmtime", "strftime")]
@@ -92,15 +92,12 @@ def _once(name, fn):
 def table() -> dict:
     """callable -> lookaside for every fresh-value callable importable here."""
     out = {}
-    for n in _RANDOM + _RANDOM_C:
+    for n in _RANDOM + _RANDOM_C + _RANDOM_FROZEN:
         fn = getattr(random.Random, n, None)
         if fn is not None:
-            out[fn] = _method(f"random.{n}", fn, random._inst)
+            out[fn] = _method(f"random.{n}", fn, random._inst, frozen=n in _RANDOM_FROZEN)
     out.update({fn: _function(f"time.{n}", fn) for n in _TIME if (fn := getattr(time, n, None)) is not None})
-    for name, fn in _FROZEN_DRAWS:
-        if fn is not None:
-            out[fn] = _method(name, fn, random._inst, frozen=True) if name == "random.randbytes" else \
-                _function(name, fn, frozen=True)
+    out.update({fn: _function(name, fn, frozen=True) for name, fn in _FROZEN_DRAWS})
     out.update({fn: _once(name, fn) for name, fn in _ONCE})
     out[types.GeneratorType.send] = _method("generator.send", types.GeneratorType.send, None)  # like next()
     np = sys.modules.get("numpy")  # (imported by torch when installed)

@@ -36,9 +36,10 @@ CALL = "effect-call"
 # iterator): an input of the call, made again by the prologue (``Interpreter.draw``); ``prov`` its
 # FRESH provenance, ``key`` its name, ``value`` the value it gave while tracing
 FRESH = "fresh-value"
-# a call whose result is fresh on every call but cannot be an input (not a number, tensor or
-# container of them: ``uuid.uuid4()``, ``os.urandom(8)``): made once while tracing, so its value is
-# frozen (refused by the opaque-call checker unless allowed); ``key`` its name, ``value`` the value
+# a call whose result is fresh on every call but whose value is a constant of the trace: a draw
+# that cannot be an input (not a number, tensor or container of them: ``uuid.uuid4()``; ``prov``
+# its FRESH provenance), or a call made once while tracing (``input()``, ``open()``; ``prov``
+# None). Refused by the opaque-call checker unless allowed; ``key`` its name, ``value`` the value
 FROZEN = "frozen-value"
 
 READS = frozenset({READ_ARG, READ_GLOBAL, READ_BUILTIN, READ_CELL, READ_ATTR, READ_ITEM})
