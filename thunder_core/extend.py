@@ -27,8 +27,14 @@ What is here, by purpose:
   (:func:`symbols`, :func:`prims`, :func:`torch_impls`, :func:`python_impls`), and the decorators that define ops
   (:func:`torch_op`, :func:`prim`, the torch-style namespaces :data:`T` and :data:`F`);
 * the IR: :class:`Trace`, :class:`Symbol`, :class:`BoundSymbol`, :class:`Proxy`,
-  :class:`TensorProxy`, :class:`NumberProxy`, :func:`flat_proxies`;
+  :class:`TensorProxy`, :class:`NumberProxy`, :func:`flat_proxies`, :func:`tensor_proxy` (a new
+  tensor proxy named by the trace being built: what a meta function returns);
 * sharp edges: :class:`SharpEdgeChecker`, :class:`SharpEdge`;
+* for lookasides (``thunder_core_lookasides``), what they may do to the call being traced
+  besides recording symbols: :func:`record_effect` (a call made on every call of the
+  compiled function, after its computation), :func:`read_state` (a fact of the process the
+  prologue checks on every call), :func:`substitute` (reads of an outside tensor give a
+  value of the trace); see ``thunder_core/lookaside_tools.py``;
 * helpers for implementations: :func:`tensor_leaves`, :func:`with_tensors`.
 
 Example (an executor running ``ltorch.add`` with its own function, declining float64)::
@@ -65,9 +71,10 @@ from .hookspecs import API_VERSION, hookimpl
 if TYPE_CHECKING:  # for readers and static tools; at run time these resolve lazily (below)
     from .execution.autograd_runtime import tensor_leaves, with_tensors
     from .execution.cost import CostModel
-    from .ir import BoundSymbol, NumberProxy, Proxy, Symbol, TensorProxy, Trace, flat_proxies
+    from .ir import BoundSymbol, NumberProxy, Proxy, Symbol, TensorProxy, Trace, flat_proxies, tensor_proxy
     from .ir.traits import TRAITS, has_trait, traits
     from .ops.registry import F, T, prim, torch_op
+    from .lookaside_tools import read_state, record_effect, substitute
     from .plugins import PluginWarning, register, registry, unregister
     from .sharp_edges import SharpEdge, SharpEdgeChecker
 
@@ -85,6 +92,7 @@ _LAZY = {
     "TensorProxy": ("thunder_core.ir", "TensorProxy"),
     "NumberProxy": ("thunder_core.ir", "NumberProxy"),
     "flat_proxies": ("thunder_core.ir", "flat_proxies"),
+    "tensor_proxy": ("thunder_core.ir", "tensor_proxy"),
     "torch_op": ("thunder_core.ops.registry", "torch_op"),
     "prim": ("thunder_core.ops.registry", "prim"),
     "T": ("thunder_core.ops.registry", "T"),
@@ -97,6 +105,9 @@ _LAZY = {
     "PluginWarning": ("thunder_core.plugins", "PluginWarning"),
     "tensor_leaves": ("thunder_core.execution.autograd_runtime", "tensor_leaves"),
     "with_tensors": ("thunder_core.execution.autograd_runtime", "with_tensors"),
+    "record_effect": ("thunder_core.lookaside_tools", "record_effect"),
+    "read_state": ("thunder_core.lookaside_tools", "read_state"),
+    "substitute": ("thunder_core.lookaside_tools", "substitute"),
 }
 
 
@@ -151,6 +162,7 @@ __all__ = [
     "API_VERSION", "Artifact", "BoundSymbol", "Checker", "Claim", "ClaimContext", "ClaimFn", "CostModel",
     "DeviceProfile", "Executor", "F", "NumberProxy", "PROFILES", "PluginWarning", "Proxy", "Region",
     "SharpEdge", "SharpEdgeChecker", "Symbol", "T", "TRAITS", "TensorProxy", "Trace", "flat_proxies",
-    "has_trait", "hookimpl", "prim", "prims", "profile", "python_impls", "region_callable", "region_key", "region_of", "register",
-    "registry", "symbols", "tensor_leaves", "torch_impls", "torch_op", "traits", "unregister", "with_tensors",
+    "has_trait", "hookimpl", "prim", "prims", "profile", "python_impls", "read_state", "record_effect",
+    "region_callable", "region_key", "region_of", "register", "registry", "substitute", "symbols", "tensor_leaves",
+    "tensor_proxy", "torch_impls", "torch_op", "traits", "unregister", "with_tensors",
 ]  # sorted; tests/execution/test_sdk.py pins it

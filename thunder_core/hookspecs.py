@@ -131,7 +131,14 @@ def thunder_core_lookasides() -> dict:
     A replacement may re-enter the interpreter (``interpreter.call(fn, args, kwargs)``
     interprets ``fn``), record symbols (call them: they record into the trace being built),
     or compute a value natively. ``interpreter.provenance(obj)`` says where an outside
-    object came from; ``interpreter.recorder.guard(prov, kind, value)`` adds a guard.
+    object came from; ``interpreter.recorder.guard(prov, kind, value)`` adds a guard. What
+    happens natively in a replacement happens once, while tracing; for what must happen on
+    every call, ``thunder_core.extend`` has ``record_effect(interpreter, fn, *args)`` (a call
+    made by the compiled function after its computation, a library's bookkeeping),
+    ``read_state(interpreter, fn, *args)`` (a fact of the process the prologue checks, such
+    as a rank) and ``substitute(interpreter, tensor, proxy)`` (reads of an outside tensor give
+    a value of the trace). The thunder-distributed plugin (``plugins/distributed``) uses all
+    three.
     ``interpreter.draw(fn, args, kwargs, name)`` makes a call whose result is new on every
     call (a library's own random source, a hardware counter) an input that the prologue draws
     again on every call, in program order (a number stays symbolic; ``frozen=True``: a value

@@ -1,7 +1,8 @@
 """The core's own lookasides for tracing, registered through the lookaside hook like any
 plugin's: ``nn.Module.__call__`` straight to ``forward`` (when the module has no hooks),
 ``type(proxy)`` (the tensor's type), torch's ``__torch_function__`` checks, nested ``tc.jit``,
-``torch.compiler.is_compiling()`` (True while tracing), ``torch.autograd.Function.apply`` (a user's custom gradient: recorded as one opaque op, so
+``torch.compiler.is_compiling()`` (True while tracing), version counters of traced tensors
+(not modelled: ``_unsafe_set_version_counter`` on them is a no-op), ``torch.autograd.Function.apply`` (a user's custom gradient: recorded as one opaque op, so
 PyTorch runs its forward and, in the backward, its own ``backward``) and activation
 checkpointing (traced inline)."""
 
@@ -91,6 +92,18 @@ def _cuda_available(I, args, kwargs):
     return torch.cuda.is_available(*args, **kwargs)
 
 
+def _set_version_counter(I, args, kwargs):
+    # torch.autograd._unsafe_preserve_version_counter (DDP's buffer broadcast) hides an in-place
+    # write from autograd by restoring version counters. Traced tensors have no counters (a
+    # trace does not model them; the compiled function's writes bump the real ones): on them
+    # it is a no-op, not an effect refused as unknown. On real tensors it runs.
+    from ..ir import Proxy, flat_proxies
+
+    if any(isinstance(p, Proxy) for p in flat_proxies((args, kwargs))):
+        return None
+    return torch._C._autograd._unsafe_set_version_counter(*args, **kwargs)
+
+
 def _nested_jit(I, args, kwargs):
     jf, args = args[0], args[1:]
     if jf._bound is not None:  # a jitted bound method: its object is read through the jitted function
@@ -111,6 +124,7 @@ def thunder_core_lookasides():
     table[ckpt.checkpoint] = _checkpoint
     table[torch.random.manual_seed] = _manual_seed
     table[torch.cuda.is_available] = _cuda_available
+    table[torch._C._autograd._unsafe_set_version_counter] = _set_version_counter
     from importlib import import_module
 
     for mod in ("torch.compiler", "torch._dynamo", "torch._dynamo.external_utils", "torch._utils"):

@@ -108,8 +108,9 @@ def _restore_cell(obj, state):
 
 
 def _restore_class(cls, state):
-    now = cls.__dict__
-    for k in [k for k in now if k not in state]:
+    # a class's __dict__ is a read-only mappingproxy: read a copy, write with type's own methods
+    now = dict(cls.__dict__)
+    for k in now.keys() - state.keys():
         type.__delattr__(cls, k)
     for k, v in state.items():
         if now.get(k, _MISSING) is not v:

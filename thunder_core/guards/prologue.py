@@ -108,6 +108,8 @@ class _Builder:
             expr, value = f"{self.listed(prov.parent)}[{prov.key}]", list(self.values[prov.parent])[prov.key]
         elif k == FRESH:  # a fresh value: drawn in place by the prologue (_emit_draw); the epilogue's comes from it
             expr, value = self.drawn(prov)
+        elif k == "state" and prov.ref is not None:  # a fact of the process a plugin read (lookaside_tools.read_state)
+            expr, value = f"{self.const(prov.ref, 'S')}()", prov.ref()
         elif k == "state":
             expr = {"grad_enabled": "torch.is_grad_enabled()", "default_dtype": "torch.get_default_dtype()",
                     "inference_mode": "torch.is_inference_mode_enabled()"}[prov.key]

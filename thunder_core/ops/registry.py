@@ -72,10 +72,11 @@ class OpDef:
     """Everything known about one torch-level op besides its Symbol."""
 
     __slots__ = ("symbol", "torch_fn", "signature", "inputs", "varargs", "positional", "keyword_only",
-                 "input_defaults", "required_inputs", "strip_defaults")
+                 "input_defaults", "required_inputs", "strip_defaults", "module")
 
-    def __init__(self, symbol, torch_fn, signature, inputs):
+    def __init__(self, symbol, torch_fn, signature, inputs, module=None):
         self.symbol, self.torch_fn, self.signature, self.inputs = symbol, torch_fn, signature, inputs
+        self.module = module  # the module that defined it: thunder_core.ops.*, or a plugin's
         params = list(signature.parameters.values())
         self.varargs = next((p.name for p in params if p.kind is p.VAR_POSITIONAL), None)
         self.positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
@@ -526,7 +527,7 @@ def torch_op(*torch_fns, inputs=("input",), method: str | tuple | None = None, m
         unknown = [i for i in inputs if i not in signature.parameters]
         if unknown:
             raise ValueError(f"torch_op {pyname}: inputs {unknown} are not parameters of {signature}.")
-        opdef = OpDef(None, first, signature, tuple(i for i in signature.parameters if i in inputs))
+        opdef = OpDef(None, first, signature, tuple(i for i in signature.parameters if i in inputs), sig_fn.__module__)
         opdef.strip_defaults = meta is None
         call = impl or first
 

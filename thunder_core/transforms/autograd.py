@@ -179,7 +179,7 @@ def _can_require_grad(t: TensorProxy) -> bool:
 
 
 #: in-place ops whose functional form is not their name without the underscore
-_FUNCTIONAL = {"ltorch.setitem": "ltorch.setitem_out"}
+_FUNCTIONAL = {"ltorch.setitem": "ltorch.setitem_out", "ltorch.normal_": "ltorch.normal_functional"}
 
 
 def _keeps_whole(b) -> bool:
@@ -196,10 +196,12 @@ def _keeps_whole(b) -> bool:
 
 
 def _writes_into(b) -> list:
-    """The tensors the in-place subsymbols of ``b`` write into."""
+    """The tensors the in-place subsymbols of ``b`` write into: the first argument of an
+    in-place op run whole, what the subsymbols of a decomposed one write (``F.batch_norm``
+    inside ``native_batch_norm`` writes its running statistics, not its input)."""
     out = []
     for s in b.subsymbols:
-        if "inplace" in s.sym.tags and s.args and isinstance(s.args[0], TensorProxy):
+        if "inplace" in s.sym.tags and not s.subsymbols and s.args and isinstance(s.args[0], TensorProxy):
             out.append(s.args[0])
         out += _writes_into(s)
     return out
