@@ -252,6 +252,14 @@ class _Recorder:
             if not _has_raw(x.values() if t is dict else x):
                 return x
             e = I.outside.get(id(x))
+            if e is None and (found := I.find_path(x)) is not None:
+                # a container inside an outside one (d["y"] of an argument d): entered, so its own
+                # items are found too
+                from .frontend import events as ev
+
+                container, key, prov = found
+                I.enter(x, prov, ev.READ_ITEM, I._current_inst(), key, container)
+                e = I.outside.get(id(x))
             if e is not None:  # an outside container handed to an op whole: its length is a guard
                 I.iterated.add(e[1])
             if t is dict:

@@ -21,6 +21,7 @@ from thunder_core.ir.traits import has_trait, traits
 from thunder_core.ops.registry import OPDEFS
 
 from ..ops.test_elementwise import _DOMAINS
+from . import gradcheck_math
 
 pytest.importorskip("thunder_executor_torch")
 
@@ -69,14 +70,16 @@ _OWN_CASES = set(("celu elu gelu glu hardsigmoid hardswish hardtanh leaky_relu l
 for _sid, _od in OPDEFS.items():
     _name = _sid.split(".", 1)[1]
     if traits(_od.symbol) & {"inplace", "random"} or not has_trait(_od.symbol, "elementwise") or _name in _SPECIAL \
-            or _name in _OWN_CASES or _sid in _BACKWARD_KERNELS:
+            or _name in _OWN_CASES or _sid in _BACKWARD_KERNELS or _name in gradcheck_math.OWN \
+            or _sid in gradcheck_math.NOT_DIFFERENTIABLE:
         continue
-    _fn = getattr(torch, _name)
+    _fn = _od.torch_fn
     if len(_od.inputs) == 1:
-        low, high = _DOMAINS.get(_name, (-2.0, 2.0))
+        low, high = {**_DOMAINS, **gradcheck_math.DOMAINS}.get(_name, (-2.0, 2.0))
         C(_name, _fn, r(2, 3, low=low, high=high))
     else:  # binary (with broadcasting)
-        C(_name, _fn, r(2, 3), r(3))
+        low, high = gradcheck_math.DOMAINS.get(_name, (-2.0, 2.0))
+        C(_name, _fn, r(2, 3), r(3, low=low, high=high))
 C("floor_divide", torch.floor_divide, r(2, 3), pos(3))
 C("pow", torch.pow, pos(2, 3), r(3))
 C("float_power", torch.float_power, pos(2, 3), r(3))
@@ -241,6 +244,10 @@ C("sort", lambda x: torch.sort(x, 0, descending=True), r(3, 2))
 for _name in ("argmax", "argmin", "argsort", "all", "any"):
     C(_name, getattr(torch, _name), r(2, 3))
 
+# ---------------------------------------------------------------- math, special functions, statistics, fft, linalg
+
+gradcheck_math.add_cases(C, r, pos, probs)
+
 # ---------------------------------------------------------------- shape and indexing
 
 C("reshape", lambda x: x.reshape(3, -1), r(2, 3))
@@ -394,6 +401,7 @@ NOT_DIFFERENTIABLE = {
     "ltorch.positive": "an identity that records no call (`+x` traces as `x`), so there is nothing to check",
     "ltorch.as_strided_scatter": "eager's own gradient fails torch.autograd.gradcheck on this sample (its backward "
                                  "is PyTorch's, run through torch_vjp)",
+    **gradcheck_math.NOT_DIFFERENTIABLE,
 }
 XFAIL: dict[str, str] = {}  # symbol id -> why its gradcheck is known to fail (strict xfail)
 

@@ -18,9 +18,10 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 PUBLIC = ["API_VERSION", "Artifact", "BoundSymbol", "Checker", "Claim", "ClaimContext", "ClaimFn", "CostModel",
           "DeviceProfile", "Executor", "F", "NumberProxy", "PROFILES", "PluginWarning", "Proxy", "Region",
           "SharpEdge", "SharpEdgeChecker", "Symbol", "T", "TRAITS", "TensorProxy", "Trace", "flat_proxies",
-          "has_trait", "hookimpl", "prim", "prims", "profile", "python_impls", "read_state", "record_effect",
-          "region_callable", "region_key", "region_of", "register", "registry", "substitute", "symbols",
-          "tensor_leaves", "tensor_proxy", "torch_impls", "torch_op", "traits", "unregister", "with_tensors"]
+          "has_trait", "higher_order_impls", "hookimpl", "prim", "prims", "profile", "python_impls", "read_state",
+          "record_effect", "region_callable", "region_key", "region_of", "register", "registry", "substitute",
+          "subtraces", "symbols", "tensor_leaves", "tensor_proxy", "torch_impls", "torch_op", "traits", "unregister",
+          "with_tensors"]
 
 
 def test_extend_public_names_are_pinned_and_resolve():

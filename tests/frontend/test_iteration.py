@@ -143,3 +143,14 @@ def test_an_outside_iterator_advances_as_in_cpython():
         return fn(it, gen), fn(it, gen), next(it)
 
     assert run(interpret(f)) == run(f)
+
+
+PROXY = __import__("types").MappingProxyType({"p": Box(5), "q": Box(6)})
+
+
+def test_items_of_an_outside_mappingproxy():
+    # (its views are dict views: their items come from the proxy itself, not dict.items)
+    def f():
+        return [(k, b.n) for k, b in PROXY.items()], [b.n for b in PROXY.values()], list(PROXY.keys())
+
+    assert run(f)[0] == f()

@@ -9,7 +9,7 @@ import torch
 import thunder_core.ops  # noqa: F401 - defines every symbol
 from thunder_core.ir import TENSOR_METHODS, BoundSymbol, Trace, tracing
 from thunder_core.ir.traits import NON_TRAIT_TAGS, TRAITS, has_trait, traits
-from thunder_core.ops import ltorch, prims, registry
+from thunder_core.ops import ltorch, ltorch_fft, ltorch_linalg_library, prims, registry
 from thunder_core.ops.prims_number import NUMBER_OPS
 from thunder_core.ops.registry import OPDEFS, PRIMS, SYMBOLS, torch_op
 from thunder_core.transforms import remat
@@ -44,6 +44,14 @@ NO_TRAIT = {
     "prims.device_put",    # a copy to another device, no computation
     # arithmetic on Python numbers (symbolic values): host computations, no tensor
     *(f"prims.py_{n}" for n in NUMBER_OPS), "prims.py_dim_size",
+    # library kernels run whole: matrix decompositions, solvers, inverses, determinants (LAPACK /
+    # cuSOLVER) and the Fourier transforms (FFT libraries); cross products (each output reads
+    # the other two components along dim)
+    *ltorch_linalg_library.LIBRARY, *ltorch_fft.LIBRARY, "ltorch.cross", "ltorch.linalg_cross",
+    # stencils: each output reads its neighbours along a dim (like glu, not elementwise)
+    "ltorch.diff", "ltorch.gradient",
+    # binary searches in a sorted tensor: the access depends on the sorted values
+    "ltorch.bucketize", "ltorch.searchsorted",
 }
 
 

@@ -80,6 +80,21 @@ class Draw:
 
 
 @dataclass
+class Nested:
+    """A jitted function called by the traced one (traced inline): the JittedFunction, the
+    range of the interpreter's events its call made, and the bound symbols it recorded."""
+    jitted: object
+    events: tuple
+    bound_symbols: list
+
+    def view(self, cap: "Capture") -> "Capture":
+        """``cap`` as if only this call had been traced (for its sharp-edge checkers)."""
+        a, b = self.events
+        return Capture(cap.trace.derive(bound_symbols=list(self.bound_symbols)), cap.inputs, cap.guards,
+                       cap.events[a:b], cap.outside, getattr(self.jitted, "__qualname__", cap.fn_name), cap.arg_names)
+
+
+@dataclass
 class Capture:
     trace: Trace
     inputs: list = field(default_factory=list)     # [(Provenance, TensorProxy | symbolic NumberProxy)]
@@ -89,6 +104,8 @@ class Capture:
     fn_name: str = "fn"
     arg_names: list = field(default_factory=list)  # parameter names of the positional arguments
     specialize: object = None  # guards a symbolic number's value needed after capture (ir.guarding)
+    notes: list = field(default_factory=list)      # what tracing chose and why, for tc.explain
+    nested: list = field(default_factory=list)     # [Nested]: jitted functions called inside, traced inline
     draws: list = field(default_factory=list)      # [Draw] in program order (their guards are DRAWN)
     epilogue_draws: list = field(default_factory=list)  # [Provenance] of draws the epilogue uses (objects)
     draw_log: object = None                        # guards/fresh.DrawLog the prologue draws through

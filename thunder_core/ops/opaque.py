@@ -28,6 +28,10 @@ _PUBLIC = {"torch._C._nn": "torch.nn.functional", "torch._C._special": "torch.sp
 
 
 def _name(fn) -> str:
+    if isinstance(fn, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):  # torch.ops.mylib.foo.default
+        over = getattr(fn, "_overloadname", None)
+        q = f"{fn._qualified_op_name if hasattr(fn, '_qualified_op_name') else fn.name()}"
+        return re.sub(r"\W", "_", f"{q}{'' if over in (None, 'default') else '_' + over}")
     owner = getattr(fn, "__objclass__", None)
     if owner is not None:
         q = f"Tensor_{fn.__name__}"
@@ -208,6 +212,8 @@ def _where() -> str:
 
 def _display(fn) -> str:
     owner = getattr(fn, "__objclass__", None)
+    if isinstance(fn, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
+        return f"torch.ops.{str(fn).replace('::', '.')}"
     return f"torch.Tensor.{fn.__name__}" if owner is not None else f"{getattr(fn, '__module__', '')}.{fn.__name__}"
 
 

@@ -277,5 +277,3 @@ def _(b, g):  # from the output, whose fully masked rows are zeros (the inner so
 def _(b, g):
     return (B.log_softmax_backward(g, b.output, b.kwargs["dim"]),)
 
-
-from . import vjp_ltorch_nn, vjp_ltorch_shape, vjp_scatter  # noqa: E402, F401 - they register their rules
