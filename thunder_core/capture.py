@@ -255,8 +255,6 @@ class _Recorder:
             if e is None and (found := I.find_path(x)) is not None:
                 # a container inside an outside one (d["y"] of an argument d): entered, so its own
                 # items are found too
-                from .frontend import events as ev
-
                 container, key, prov = found
                 I.enter(x, prov, ev.READ_ITEM, I._current_inst(), key, container)
                 e = I.outside.get(id(x))
