@@ -77,10 +77,11 @@ def check_installed(root: pathlib.Path, declared: dict):
         for ep in eps:
             if found.get(ep, "").replace("_", "-") != name:
                 fail(f"the installed {name} does not register the thunder_core plugin {ep!r}")
-    # what must be plugins: the core's built-in plugin modules and each executor package's plugin module
+    # what must be plugins: the core's built-in modules that implement hooks (the others are their
+    # helpers, imported by them) and each executor package's plugin module
     targets = {ep.value for ep in installed}
     wanted = [f"thunder_core.builtin.{f.stem}" for f in sorted((root / "thunder_core" / "builtin").glob("*.py"))
-              if f.stem != "__init__"]
+              if f.stem != "__init__" and "hookimpl" in f.read_text()]
     wanted += [f"{p.parent.name}.plugin" for d in ("executors", "plugins") for p in sorted(root.glob(f"{d}/*/*/plugin.py"))]
     lost = [m for m in wanted if m not in targets]
     if lost:
