@@ -285,3 +285,51 @@ def test_logging_with_exc_info_happens_on_every_call(caplog):
     assert got == eager and len(got) == 3 * CALLS
     assert "Traceback (most recent call last)" in got[0] and "ValueError: invalid literal" in got[0]
     assert tc.cache_misses(jf) == 1
+
+
+def test_the_issues_report_with_the_default_options(capsys, caplog, monkeypatch):
+    # As a new user tried it: tc.jit(f) with the default options and executors, three calls
+    # compared with eager from the same seed: stdout, logging records, warnings, the numbers.
+    import itertools
+    import random
+    import time
+
+    monkeypatch.delenv("THUNDER_CORE_EXECUTORS", raising=False)  # the suite's default is torch only
+    log = logging.getLogger("tc-effects.report")
+
+    def make():
+        counter = itertools.count(5)
+
+        def f(x):
+            print("step", x.sum())
+            log.info("scaling %s", x)
+            warnings.warn("a warning on every call")
+            y = (x + random.randint(0, 10 ** 6)) * random.random() + next(counter)
+            return y.sin(), x.double() + time.time()
+        return f
+
+    def run(fn):
+        random.seed(0)
+        outs, clocks = [], []
+        with warnings.catch_warnings(record=True) as caught, caplog.at_level(logging.INFO, logger=log.name):
+            warnings.simplefilter("always")
+            for i in range(CALLS):
+                before = time.time()
+                y, t = fn(torch.full((3,), float(i)))
+                outs.append(y)
+                clocks.append((before, t[0].item() - i, time.time()))
+        records = [(r.getMessage(), r.lineno, r.funcName) for r in caplog.records]
+        caplog.clear()
+        ws = [(str(w.message), w.filename, w.lineno) for w in caught]
+        return outs, clocks, capsys.readouterr().out, records, ws, random.getstate()
+
+    eager = run(make())
+    jf = tc.jit(make())
+    got = run(jf)
+    for e, g in zip(eager[0], got[0]):
+        torch.testing.assert_close(g, e)
+    assert len({round(g[0].item(), 5) for g in got[0]}) == CALLS  # fresh numbers, not frozen
+    assert all(before <= t <= after for before, t, after in got[1])  # each call's clock
+    assert got[2:] == eager[2:]  # stdout, logging records, warnings, Python's RNG state
+    assert got[2].count("step") == CALLS and len(got[3]) == len(got[4]) == CALLS
+    assert tc.cache_misses(jf) == 1 and tc.cache_hits(jf) == CALLS - 1
