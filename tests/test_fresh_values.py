@@ -376,17 +376,121 @@ def test_environment_reads_are_checked_on_every_call(monkeypatch):
 
 
 def test_values_that_cannot_be_inputs_are_refused_or_frozen_visibly():
+    def f(x):
+        return x + os.urandom(1)[0]
+
+    with pytest.raises(tc.SharpEdgeError, match=r"test_fresh_values.py:\d+: os.urandom\(...\) gives a new value on "
+                                                r"every call, a bytes, which cannot be an input"):
+        tc.jit(f)(X)
+    jf = tc.jit(f, sharp_edges={"opaque-call": "allow"})
+    assert torch.equal(jf(X), jf(X))  # the value read while tracing, as allowed
+    assert "os.urandom(...) = b'" in tc.explain(jf)
+
+
+def test_uuids_are_inputs_whose_numbers_are_symbolic():
     import uuid
 
     def f(x):
-        return x + len(str(uuid.uuid4()))
+        u = uuid.uuid4()
+        return x + u.int % 1000 + (u.version == 4)  # attributes: numbers of this call's UUID
 
-    with pytest.raises(tc.SharpEdgeError, match=r"test_fresh_values.py:\d+: uuid.uuid4\(...\) gives a new value on "
-                                                r"every call, a UUID, which cannot be an input"):
-        tc.jit(f)(X)
-    jf = tc.jit(f, sharp_edges={"opaque-call": "allow"})
-    jf(X), jf(X)
-    assert "uuid.uuid4(...) = UUID(" in tc.explain(jf)
+    jf = tc.jit(f)
+    outs = [jf(X)[0].item() for _ in range(CALLS)]
+    assert len(set(outs)) == CALLS and tc.cache_misses(jf) == 1  # fresh values, one trace
+    assert "uuid.uuid4(...)" in tc.explain(jf)
+
+
+def _eager_and_jit(make_source, f, calls=CALLS):
+    """``f(X, source)`` over ``calls`` calls, eagerly and jitted, each with its own source."""
+    a, b = make_source(), make_source()
+    eager = [f(X, a) for _ in range(calls)]
+    jf = tc.jit(f)
+    got = [jf(X, b) for _ in range(calls)]
+    for e, g in zip(eager, got):
+        torch.testing.assert_close(g, e, rtol=0, atol=0)
+    return jf
+
+
+class _Item:
+    def __init__(self, v):
+        self.v = v
+
+    def __str__(self):
+        return "#" * self.v
+
+    def __lt__(self, other):
+        return self.v < other.v
+
+
+def test_fresh_objects_used_whole_are_made_again_on_every_call():
+    # an object drawn from an outside generator, formatted, compared, passed to a C function:
+    # each such use is a draw of the prologue on that call's object, never the traced value
+    items = lambda: iter([_Item(v) for v in (3, 1, 4, 1, 5)])  # noqa: E731
+    _eager_and_jit(items, lambda x, g: x + len(str(next(g))))
+    _eager_and_jit(items, lambda x, g: x + len(f"{next(g)}!"))
+    _eager_and_jit(items, lambda x, g: x + (next(g) < _Item(2)))
+    jf = _eager_and_jit(items, lambda x, g: x + next(g).v)  # an attribute: a symbolic number
+    assert tc.cache_misses(jf) == 1
+    samples = lambda: iter([[v, 2 * v] for v in (7, 30, 5)])  # noqa: E731
+    _eager_and_jit(samples, lambda x, g: x + len(str(next(g))))
+
+
+def test_batches_from_a_loader_are_tensor_inputs_after_a_fresh_object_exists():
+    # a drawn dict or tuple makes the call check operators for fresh operands: tensors stay tensors
+    dicts = lambda: iter([{"a": torch.full((2,), float(i)), "b": torch.full((2,), 2.0 * i)} for i in range(4)])  # noqa: E731
+    tuples = lambda: iter([(torch.full((2,), float(i)), torch.full((2,), 3.0 + i)) for i in range(4)])  # noqa: E731
+
+    def items(x, g):
+        for _, v in next(g).items():
+            x = x + v
+        return x
+
+    def unpack(x, g):
+        a, b = next(g)
+        return x * a + b, str(len(next(g)))
+
+    for make, f in ((dicts, items), (dicts, lambda x, g: (lambda a, b: x + a * b)(**next(g))), (tuples, unpack)):
+        a, b = make(), make()
+        eager = [f(X, a) for _ in range(2)]
+        jf = tc.jit(f)
+        got = [jf(X, b) for _ in range(2)]
+        assert str(got) == str(eager) and tc.cache_misses(jf) == 1
+
+
+def test_datetimes_are_inputs_and_their_arithmetic_is_made_on_every_call():
+    import datetime
+
+    start = datetime.datetime.now()
+
+    def f(x):
+        now = datetime.datetime.now()
+        return x + (now - start).total_seconds() + now.microsecond * 0, datetime.date.today().year
+
+    jf = tc.jit(f)
+    x = torch.zeros(1, dtype=torch.float64)
+    seen = []
+    for _ in range(CALLS):
+        before = (datetime.datetime.now() - start).total_seconds()
+        out, year = jf(x)
+        after = (datetime.datetime.now() - start).total_seconds()
+        assert before <= out.item() <= after and year == datetime.date.today().year
+        seen.append(out.item())
+    assert len(set(seen)) == CALLS and tc.cache_misses(jf) == 1
+
+
+def test_a_uuid_printed_on_every_call_is_that_calls(capsys):
+    import uuid
+
+    def f(x):
+        print("run", uuid.uuid4())
+        return x + 1
+
+    jf = tc.jit(f)
+    for _ in range(CALLS):
+        jf(X)
+    printed = capsys.readouterr().out.splitlines()
+    assert len(printed) == CALLS == len(set(printed)) and tc.cache_misses(jf) == 1
+    assert all(len(line) == len("run ") + 36 for line in printed)
 
 
 def test_input_and_open_run_once_and_are_refused_by_default(tmp_path):

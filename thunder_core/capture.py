@@ -26,7 +26,7 @@ from .frontend import events as ev
 from .frontend.code import run_natively
 from .frontend.tracebacks import hide
 from .frontend.native import MODULE_TABLES
-from .frontend.native import SCALARS, unused_call
+from .frontend.native import SCALARS, is_mutator, unused_call
 from .frontend.provenance import ARG, ATTR, CALL, CELL, FRESH, GLOBAL, ITEM, ITER, KWARG, Provenance
 from .ir import NumberProxy, Proxy, TensorProxy, Trace, TracingError, tracing
 from .ir.printing import PRINTER_GLOBALS
@@ -297,6 +297,11 @@ class _Recorder:
 # bool arguments stay constants: code tests flags by identity (`unbiased is False`), which no
 # proxy can intercept, and a symbolic bool would buy nothing (a branch on it guards its value)
 _SYMBOLIC_TYPES = (int, float)
+#: native calls that read only the structure of their argument, not its value: never draws
+_STRUCTURAL = frozenset({isinstance, issubclass, callable, id, type, iter, next, len, getattr, hasattr, setattr,
+                         delattr, vars, dir, super, object.__new__})
+_CONTAINERS = (list, tuple, dict, set, frozenset)
+_FORMATTERS = frozenset({str, repr, ascii, format})
 
 
 def _unenterable(value) -> bool:
@@ -405,7 +410,31 @@ class TracingInterpreter(Interpreter):
         v = rec.on_enter(self, out, prov)
         if v is out and type(out) not in SCALARS:
             self.outside.setdefault(id(out), (out, prov))
+            self.fresh_objects = True
         return v
+
+    def is_fresh(self, x) -> bool:
+        e = self.outside.get(id(x))
+        return (e is not None and e[0] is x and e[1].root.kind == FRESH
+                and not isinstance(x, (torch.Tensor, Proxy, *_CALLABLE_TYPES)))
+
+    def _derived_draw(self, fn, args, kwargs):
+        """A native call taking a fresh object whole (``str(uuid4())``, ``now.timestamp()``,
+        ``str(random.sample(...))``) made as a draw: the prologue makes it again on every call, on
+        that call's object (a bound C method through its descriptor). None for other calls: those
+        that only read structure, and the methods of containers and calls taking one (queries,
+        views and writes of native.py; only formatting a container is a draw)."""
+        recv = getattr(fn, "__self__", None) if type(fn) is types.BuiltinMethodType else None
+        if recv is not None and self.is_fresh(recv):
+            desc = getattr(type(recv), fn.__name__, None)
+            if desc is None or isinstance(recv, _CONTAINERS) or is_mutator(type(recv), fn.__name__):
+                return None
+            fn, args = desc, (recv, *args)
+        elif fn in _STRUCTURAL or not any(self.is_fresh(a) and (fn in _FORMATTERS or type(a) not in _CONTAINERS)
+                                          for a in (*args, *(kwargs or {}).values())):
+            return None
+        name = getattr(fn, "__qualname__", None) or repr(fn)
+        return (self.draw(fn, args, kwargs, name),)
 
     def user_site(self, name=None):
         """(filename, line, function) of the innermost frame of the user's own code (not a
@@ -446,7 +475,7 @@ class TracingInterpreter(Interpreter):
         if type(fn) is types.BuiltinMethodType:
             # a C method looked aside through its descriptor (rng.random(): a new bound method
             # on every access), when its lookaside asks for it (builtin/fresh_values.py)
-            la = self.lookasides.get(id(getattr(type(fn.__self__), fn.__name__, None)))
+            la = self.lookasides.get(id(_descriptor(fn.__self__, fn.__name__)))
             if la is not None and getattr(la, "through_methods", False):
                 return la(self, (fn.__self__, *args), kwargs or {})
         if self.result_unused():
@@ -459,7 +488,19 @@ class TracingInterpreter(Interpreter):
                 replay, rargs = unused
                 self.events.append(ev.Event(ev.CALL, None, replay, (rargs, dict(kwargs or {})), self.user_site()))
                 return None
+        if self.fresh_objects:
+            drawn = self._derived_draw(fn, args, kwargs)
+            if drawn is not None:
+                return drawn[0]
         return super().call_native(fn, args, kwargs)
+
+
+def _descriptor(owner, name):
+    """The descriptor the bound C method ``owner.name`` came from: a method's, or for a class a
+    classmethod's (``datetime.now``)."""
+    if isinstance(owner, type):
+        return next((c.__dict__[name] for c in owner.__mro__ if name in c.__dict__), None)
+    return getattr(type(owner), name, None)
 
 
 def _drawn_args(trace, name, site, args, kwargs):

@@ -157,7 +157,9 @@ def thunder_core_lookasides() -> dict:
     that cannot be an input, which the ``opaque-call`` checker reports). A replacement with
     the attribute ``through_methods = True``, keyed by a C method's descriptor
     (``_random.Random.random``), also replaces that method bound to any object (``rng.random()``),
-    which it receives as the first argument.
+    which it receives as the first argument; keyed by a classmethod's descriptor
+    (``datetime.datetime.__dict__["now"]``), it replaces the method bound to its class or a
+    subclass (``datetime.now()``), receiving the class first.
 
     **Example** (a library's timing helper, ``mylib.timed(fn, *args, **kwargs)``, traced as
     the call of ``fn`` it wraps: a clock read while tracing would be frozen into the trace)::

@@ -11,9 +11,13 @@ a guard), so the trace is reused and the numbers are fresh; seeding (``random.se
 Draws on a generator made inside the call from a seed (``random.Random(0)``) give the same
 numbers on every call: they are made as they are, constants of the trace.
 
-Some fresh values cannot be inputs: ``uuid.uuid4()``, ``os.urandom(8)``, ``random.randbytes``,
-``datetime.now()``, the formatted clocks (``time.ctime()``...), numpy arrays: not numbers,
-tensors or containers of them, and new on every call. They are still drawn by the prologue
+Objects drawn (``uuid.uuid4()``, ``datetime.now()``, ``time.localtime()``) are inputs like a
+generator's items: their attributes are read like an argument's, and a whole use of one
+(``str(u)``, ``now - start``) is a draw itself (``Interpreter.is_fresh``).
+
+Some fresh values cannot be inputs: bytes and strings (``os.urandom(8)``, ``random.randbytes``,
+the formatted clocks ``time.ctime()``...: inputs checked by value would compile on every call)
+and numpy arrays. They are still drawn by the prologue
 (the sources advance as in eager) but the trace keeps the value read while tracing: the
 ``opaque-call`` sharp-edge checker refuses that by default, naming the user's line
 (``sharp_edges={"opaque-call": "allow"}`` keeps it, listed by ``tc.explain``). ``input()``,
@@ -42,11 +46,15 @@ _RANDOM_C = ("random", "getrandbits")  # methods of _random.Random (C): rng.rand
 _RANDOM_FROZEN = ("randbytes",)  # bytes: drawn, but not an input
 _TIME = ("time", "time_ns", "perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns", "process_time",
          "process_time_ns", "thread_time", "thread_time_ns")
-#: new on every call, but not numbers: drawn, and their value frozen (refused by default)
-_FROZEN_DRAWS = [("os.urandom", os.urandom), ("uuid.uuid1", uuid.uuid1), ("uuid.uuid4", uuid.uuid4),
-                 ("datetime.now", datetime.datetime.now), ("datetime.utcnow", datetime.datetime.utcnow),
-                 ("datetime.today", datetime.datetime.today), ("date.today", datetime.date.today)]
-_FROZEN_DRAWS += [(f"time.{n}", getattr(time, n)) for n in ("ctime", "asctime", "localtime", "gmtime", "strftime")]
+#: objects new on every call: inputs whose numbers (``u.int``, ``now.second``) are symbolic, and
+#: whose whole uses (``str(u)``, ``now - start``) are draws too (Interpreter.is_fresh)
+_OBJECT_DRAWS = [("uuid.uuid1", uuid.uuid1), ("uuid.uuid4", uuid.uuid4), ("time.localtime", time.localtime),
+                 ("time.gmtime", time.gmtime)]
+_CLASS_DRAWS = [(datetime.datetime, "now"), (datetime.datetime, "utcnow"), (datetime.datetime, "today"),
+                (datetime.date, "today")]  # classmethods: keyed by their descriptors
+#: bytes and strings new on every call: drawn, and their value frozen (refused by default)
+_FROZEN_DRAWS = [("os.urandom", os.urandom)]
+_FROZEN_DRAWS += [(f"time.{n}", getattr(time, n)) for n in ("ctime", "asctime", "strftime")]
 #: made once, while tracing (reading stdin on every call would block; shuffle rearranges its argument)
 _ONCE = [("input", builtins.input), ("open", builtins.open), ("random.shuffle", random.Random.shuffle)]
 _NUMPY = ("rand", "randn", "random", "random_sample", "ranf", "sample", "randint", "random_integers", "integers",
@@ -80,6 +88,25 @@ def _function(name, fn, frozen=False):
     return look
 
 
+def _classmethods() -> dict:
+    """Lookasides of the classmethods in _CLASS_DRAWS, bound to their class or a subclass."""
+    out = {}
+    for cls, attr in _CLASS_DRAWS:
+        desc = next(c.__dict__[attr] for c in cls.__mro__ if attr in c.__dict__)
+        bound = out.setdefault(desc, {})
+        bound[cls] = getattr(cls, attr)  # one bound method per class: the draw log compares them by identity
+    looks = {}
+    for desc, bound in out.items():
+        def look(I, args, kwargs, bound=bound, attr=desc.__name__):
+            fn = bound.get(args[0])
+            if fn is None:  # a subclass: made as it is
+                return getattr(args[0], attr)(*args[1:], **kwargs)
+            return I.draw(fn, args[1:], kwargs, f"{args[0].__name__}.{attr}")
+        look.through_methods = True
+        looks[desc] = look
+    return looks
+
+
 def _once(name, fn):
     def look(I, args, kwargs):
         value = fn(*args, **kwargs)
@@ -97,6 +124,8 @@ def table() -> dict:
         if fn is not None:
             out[fn] = _method(f"random.{n}", fn, random._inst, frozen=n in _RANDOM_FROZEN)
     out.update({fn: _function(f"time.{n}", fn) for n in _TIME if (fn := getattr(time, n, None)) is not None})
+    out.update({fn: _function(name, fn) for name, fn in _OBJECT_DRAWS})
+    out.update(_classmethods())
     out.update({fn: _function(name, fn, frozen=True) for name, fn in _FROZEN_DRAWS})
     out.update({fn: _once(name, fn) for name, fn in _ONCE})
     out[types.GeneratorType.send] = _method("generator.send", types.GeneratorType.send, None)  # like next()

@@ -252,6 +252,16 @@ class Interpreter:
         prologue draws again on every call (capture.py)."""
         return fn(*args, **kwargs) if kwargs else fn(*args)
 
+    #: True once a fresh object exists (``is_fresh``): the operators and formatting check their operands
+    fresh_objects = False
+
+    def is_fresh(self, x) -> bool:
+        """True for a fresh object: drawn (``draw``), or reached from one, and used whole (not a
+        number, string or tensor). An operator, ``format()`` or native call taking one is a draw
+        itself, made again on every call on that call's object (``uuid4().int`` is a read; ``str(u)``,
+        ``now - start``, ``f"{u}"`` are draws). The bare interpreter has none."""
+        return False
+
     def result_unused(self) -> bool:
         """True while the program's own call instruction is calling natively and throws the
         result away (``sys.stdout.write(s)`` as a statement: the next instruction pops it), not
@@ -391,9 +401,10 @@ class Interpreter:
                             stack.pop()
                             continue
                         elif k == 11:
-                            k = stack.pop()
-                            stack[-1] = inst.cache(stack[-1], k)
-                            continue
+                            if not self.fresh_objects:  # (else the handler checks for fresh operands)
+                                k = stack.pop()
+                                stack[-1] = inst.cache(stack[-1], k)
+                                continue
                         elif k == 9:
                             f.retval = stack.pop()
                             return RETURN

@@ -54,7 +54,7 @@ def after(I, fn, args, kwargs, r, taken):
         if src is not None:
             name = fn.__name__
             margs = args if t is types.BuiltinMethodType else args[1:]  # list.append(L, x): drop L
-            if _is_mutator(type(recv), name):
+            if is_mutator(type(recv), name):
                 if taken is not None and taken is not NULL and not kwargs:  # L.pop(), d.pop(k): read where it was
                     r = I.enter(r, taken, ev.READ_ITEM, I._current_inst(), taken.key, recv)
                 I.write(ev.MUTATE, src[1], name, margs, I._current_inst(), recv)
@@ -178,7 +178,7 @@ def before_write(I, fn, args):
     recv = getattr(fn, "__self__", None) if t is types.BuiltinMethodType else (
         args[0] if args and t is types.MethodDescriptorType else None)
     if recv is not None:
-        if id(recv) in outside and _is_mutator(type(recv), fn.__name__):
+        if id(recv) in outside and is_mutator(type(recv), fn.__name__):
             I.before_write(recv)
     elif t is types.BuiltinFunctionType and args and fn in _ATTR_WRITERS and id(args[0]) in outside:
         I.before_write(args[0])
@@ -296,7 +296,7 @@ _FRESH = frozenset({sorted, reversed, iter, len, repr, str, format, id, hash, is
 
 
 @functools.lru_cache(maxsize=512)
-def _is_mutator(t, name):
+def is_mutator(t, name):
     for base in t.__mro__:
         names = _MUTATORS.get(base)
         if names is not None:
