@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import torch
 
-from thunder_core.extend import region_callable, region_key, torch_impls
+from thunder_core.extend import NumberProxy, region_callable, region_key, torch_impls
 
 #: what inductor fuses, by op traits (thunder_core.extend.TRAITS): ops with one of FUSIBLE_TRAITS
 #: and none of UNFUSED_TRAITS (random draws, writes, opaque calls, and normalizations, whose
@@ -59,11 +59,16 @@ def claim(bsyms, ctx):
 
 
 def lower(region):
-    """The region's function compiled by torch.compile; regions of one structure share it."""
+    """The region's function compiled by torch.compile; regions of one structure share it.
+    Static shapes, except where a region takes numbers that change between calls (symbolic
+    ones: a ``random.random()`` drawn on every call, an argument under "symbolic values"):
+    dynamic=False would compile it again for each new number; torch.compile's automatic
+    dynamic compiles it once more, with the changing number as an input."""
     key = region_key(region)
     fn = _COMPILED.get(key)
     if fn is None:
-        fn = _COMPILED[key] = torch.compile(region_callable(region, torch_impls()), dynamic=False)
+        numbers = any(type(p) is NumberProxy and p.symbolic for p in region.inputs)
+        fn = _COMPILED[key] = torch.compile(region_callable(region, torch_impls()), dynamic=None if numbers else False)
     return fn
 
 
