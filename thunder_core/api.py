@@ -131,8 +131,14 @@ class JittedFunction:
 
     def _compile_and_run(self, args, kwargs):
         self.misses += 1
+        from .ir.trace import tracing
+
         try:
-            entry = self._compile(args, kwargs)
+            # a compile is on its own even when this call comes from a trace being built (a
+            # generator another prologue draws from calls it natively): the checks its lowering
+            # and verifier make on its symbolic sizes are its own guards, never the other trace's
+            with tracing(None):
+                entry = self._compile(args, kwargs)
             # the new entry's prologue takes the fresh values the trace drew (guards/fresh.py)
             inputs = entry.prologue.fn(args, kwargs)
         except BaseException:
