@@ -35,7 +35,8 @@ class RecompileWarning(UserWarning):
 class JittedFunction:
     """``tc.jit(fn)``: calls ``fn`` through cached, guarded compiled traces."""
 
-    def __init__(self, fn, executors=None, cache="constant values", sharp_edges=None, transforms=()):
+    def __init__(self, fn, executors=None, cache="constant values", sharp_edges=None, transforms=(),
+                 wait_for_compile=False):
         if cache not in CACHE_MODES:
             raise ValueError(f"cache={cache!r} is not one of {', '.join(map(repr, CACHE_MODES))}.")
         self._transforms = _resolve_transforms(transforms)
@@ -51,6 +52,7 @@ class JittedFunction:
         found = checkers()
         self._record_opaque = any(found[n].needs_opaque_calls for n, lv in self._sharp_levels.items() if lv != "allow")
         self._executors = _resolve_executors(executors)
+        self.wait_for_compile = wait_for_compile
         self._entries: dict = {}
         self._last: Entry | None = None
         self.hits = self.misses = 0
@@ -106,7 +108,7 @@ class JittedFunction:
         from .ir.trace import guarding
 
         with guarding(cap.specialize):  # what lowering specialises is guarded like the capture's reads
-            computation, more, backward_traces, owner, explanation = self._lower(traces[-1])
+            computation, more, backward_traces, owner, explanation, tiered = self._lower(traces[-1])
         traces += more
         exec_trace = traces.pop()
         if VERIFY_TRACES:
@@ -118,7 +120,7 @@ class JittedFunction:
         prologue = build_prologue(cap, args, kwargs)
         unchecked = build_prologue(cap, args, kwargs, check=False) if self.cache == "same input" else None
         entry = Entry(cap, prologue, unchecked, computation, [*traces, exec_trace], owner, epilogue, epilogue_source,
-                      explanation, backward_traces)
+                      explanation, backward_traces, tiered)
         if prologue.guards_unchecked:
             # What the trace read along a path the prologue cannot follow cannot be checked: the
             # entry is not reused (sound, but every call compiles again), and the user is told.
@@ -148,22 +150,24 @@ class JittedFunction:
 
     def _lower(self, trace):
         """(computation callable, [traces made on the way..., execution trace], backward traces or
-        None, {symbol id: executor}, explanation). A trace with outputs that require grad is split
-        into a forward and a backward, each claimed by the executors, run as one autograd node."""
-        lowered = lower(trace, self._executors, CostModel(_target_of(trace)))
+        None, {symbol id: executor}, explanation, [TieredRegion]). A trace with outputs that
+        require grad is split into a forward and a backward, each claimed by the executors, run
+        as one autograd node."""
+        lowered = lower(trace, self._executors, CostModel(_target_of(trace)), wait_for_compile=self.wait_for_compile)
+        tiered = [t for p in lowered.partitions for t in p.tiered]
         if lowered.forward is None:
-            return lowered.computation, [lowered.trace], None, lowered.owner, lowered.explanation
+            return lowered.computation, [lowered.trace], None, lowered.owner, lowered.explanation, tiered
         from .execution.autograd_runtime import AutogradRunner
 
         s, fwd, bwd = lowered.split, lowered.forward, lowered.backward
 
         def joint():  # the unsplit trace under PyTorch's autograd, for double backward
-            p = partition(trace, self._executors, CostModel(_target_of(trace)))
-            return p.trace.python_callable(p.impls)
+            return partition(trace, self._executors, CostModel(_target_of(trace)),
+                             wait_for_compile=self.wait_for_compile).callable()
 
-        runner = AutogradRunner(fwd.trace.python_callable(fwd.impls), bwd.trace.python_callable(bwd.impls, boxed=True),
-                                s, joint)
-        return (runner, [s.joint, s.forward, fwd.trace], [s.backward, bwd.trace], lowered.owner, lowered.explanation)
+        runner = AutogradRunner(fwd.callable(), bwd.callable(boxed=True), s, joint)
+        return (runner, [s.joint, s.forward, fwd.trace], [s.backward, bwd.trace], lowered.owner, lowered.explanation,
+                tiered)
 
 
 @dataclass
@@ -180,9 +184,11 @@ class Lowered:
     partitions: tuple = ()
 
 
-def lower(trace, executors, model, *, compile: bool = True) -> Lowered:
+def lower(trace, executors, model, *, compile: bool = True, wait_for_compile: bool = False) -> Lowered:
     """Partition ``trace`` (split into forward and backward first when its outputs need
-    gradients and grad mode is on). ``compile=False`` (tc.plan) lowers nothing."""
+    gradients and grad mode is on). ``compile=False`` (tc.plan) lowers nothing;
+    ``wait_for_compile``: compiling executors' regions compile on their first call instead of
+    in the background (execution/tiered.py)."""
     from .transforms import autograd
 
     reason = None
@@ -193,16 +199,15 @@ def lower(trace, executors, model, *, compile: bool = True) -> Lowered:
             reason = str(e)
         else:
             names = itertools.count()
-            fwd = partition(s.forward, executors, model, lower=compile, names=names)
-            bwd = partition(s.backward, executors, model, lower=compile, names=names)
+            fwd = partition(s.forward, executors, model, lower=compile, names=names, wait_for_compile=wait_for_compile)
+            bwd = partition(s.backward, executors, model, lower=compile, names=names, wait_for_compile=wait_for_compile)
             fwd.trace.name, bwd.trace.name = "forward", "backward"
             return Lowered(_Explained(fwd.explanation, bwd.explanation, None), {**fwd.owner, **bwd.owner},
                            split=s, forward=fwd, backward=bwd, partitions=(fwd, bwd))
-    p = partition(trace, executors, model, lower=compile)
+    p = partition(trace, executors, model, lower=compile, wait_for_compile=wait_for_compile)
     p.trace.name = "computation"
     explanation = p.explanation if reason is None else _Explained(p.explanation, None, reason)
-    return Lowered(explanation, p.owner, p.trace, p.trace.python_callable(p.impls) if compile else None,
-                   partitions=(p,))
+    return Lowered(explanation, p.owner, p.trace, p.callable() if compile else None, partitions=(p,))
 
 
 def _target_of(trace):
@@ -303,16 +308,22 @@ def _call_module(module, *args, **kwargs):
     return module(*args, **kwargs)
 
 
-def jit(fn, executors=None, cache="constant values", sharp_edges=None, transforms=()):
-    """Compile ``fn`` (a function or an ``nn.Module``); see shared/DESIGN.md."""
+def jit(fn, executors=None, cache="constant values", sharp_edges=None, transforms=(), wait_for_compile=False):
+    """Compile ``fn`` (a function or an ``nn.Module``); see shared/DESIGN.md.
+
+    ``wait_for_compile``: regions of compiling executors (inductor) are compiled on their
+    first call, which waits for them and runs compiled. By default (False) no call waits:
+    such a region runs op by op while it compiles in the background, and is swapped in when
+    ready (``tc.explain`` shows which tier runs each region; ``tc.wait_for_compiles()`` waits
+    for the background compiles)."""
     if isinstance(fn, torch.nn.Module):
-        jfn = JittedFunction(_call_module, executors, cache, sharp_edges, transforms)
+        jfn = JittedFunction(_call_module, executors, cache, sharp_edges, transforms, wait_for_compile)
         jfn.__qualname__ = type(fn).__qualname__
         code = getattr(getattr(type(fn).forward, "__func__", type(fn).forward), "__code__", None)
         if code is not None:
             jfn.arg_names = ["module", *code.co_varnames[1:code.co_argcount]]
         return jit_module(fn, jfn)
-    return JittedFunction(fn, executors, cache, sharp_edges, transforms)
+    return JittedFunction(fn, executors, cache, sharp_edges, transforms, wait_for_compile)
 
 
 def _jfn(obj) -> JittedFunction:
@@ -348,17 +359,29 @@ def last_prologue_traces(obj) -> list[str]:
 
 def explain(obj) -> str:
     """For the last compile: each region of the trace, the competing claims with their
-    estimated costs, and the executor that won; and the values that are fresh on every call in
+    estimated costs, and the executor that won; which tier runs each region of a compiling
+    executor (op by op while it compiles in the background, or compiled); and the values that are fresh on every call in
     eager but were read once while tracing (allowed with ``sharp_edges={"opaque-call": "allow"}``)."""
     from .frontend import events as ev
 
     entry = _last(obj)
     frozen = [e for e in entry.capture.events if e.kind == ev.FRESH]
     text = str(entry.explanation)
+    if entry.tiered:
+        text += "\ntiers (regions of compiling executors):" + "".join(f"\n  {t.describe()}" for t in entry.tiered)
     if frozen:
         text += "\nread once while tracing, the same on every call (sharp_edges opaque-call 'allow'):" + "".join(
             f"\n  {e.site[0]}:{e.site[1]}: {e.key}(...) = {e.value!r}" for e in frozen)
     return text
+
+
+def wait_for_compiles(timeout: float | None = None) -> bool:
+    """Block until the regions compiling in the background (tiered execution: see ``jit``'s
+    ``wait_for_compile``) are compiled and swapped in, or failed; True when none is left,
+    False if ``timeout`` seconds passed first. Later calls then run the steady state."""
+    from .execution.tiered import wait_for_compiles as wait
+
+    return wait(timeout)
 
 
 def cache_hits(obj) -> int:

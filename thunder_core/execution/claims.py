@@ -35,12 +35,17 @@ class Region:
     :param outputs: proxies defined in the region and used after it: what the callable returns
         (a tuple, in this order).
     :param name: the region's name in the execution trace (set when it is emitted).
+    :param example_inputs: for an executor that declares ``compiles``: tensors like those of
+        the region's first call (same shapes, strides, dtypes, devices and requires_grad;
+        zero-filled), and its other inputs, in ``inputs`` order, so a compile can specialise on
+        them; None otherwise.
     """
 
     bsyms: tuple
     inputs: tuple
     outputs: tuple
     name: str = ""
+    example_inputs: tuple | None = None
 
 
 @dataclass(frozen=True)

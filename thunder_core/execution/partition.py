@@ -22,8 +22,10 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ..ir import BoundSymbol, Trace, flat_proxies
-from .claims import Claim, ClaimContext, Declined, Region, _decline_reason, region_boundary, region_symbol
+from .claims import (Claim, ClaimContext, Declined, Region, _decline_reason, region_boundary, region_callable,
+                     region_symbol)
 from .cost import CostModel
+from .tiered import TieredRegion
 from ..transforms.numbers import materialize_numbers
 
 
@@ -110,6 +112,15 @@ class Partition:
     owner: dict                  # symbol id -> executor name
     regions: dict                # region symbol id -> (executor name, Region)
     explanation: Explanation
+    tiered: list = field(default_factory=list)   # TieredRegions of compiling executors' regions
+
+    def callable(self, boxed: bool = False):
+        """The execution trace as a Python function running ``impls``; regions of compiling
+        executors are swapped into it when their background compile is ready (tiered.py)."""
+        fn = self.trace.python_callable(self.impls, boxed=boxed)
+        for t in self.tiered:
+            t.bind(fn.__globals__)
+        return fn
 
 
 def last_use_of(bsyms, outputs_after) -> dict:
@@ -149,18 +160,32 @@ def _label(bsyms) -> str:
 
 
 def partition(trace: Trace, executors, model: CostModel | None = None, *, lower: bool = True,
-              names=None) -> Partition:
+              names=None, wait_for_compile: bool = False) -> Partition:
     """Cover ``trace`` with the executors' claims at the least estimated cost on ``model``'s
     device. ``lower=False`` chooses without lowering regions (``tc.plan``): nothing is
     compiled and region implementations are left out of ``impls``. ``names``: an iterator of
     numbers for region names, shared by the partitions of one compile (forward and backward)
-    so their regions' names differ."""
+    so their regions' names differ. Regions of executors that declare ``compiles`` run op by
+    op (the fallback executor's implementations) until their compile, in the background, is
+    ready; ``wait_for_compile`` compiles them on their first call instead (tiered.py)."""
     model = model or CostModel()
     trace = materialize_numbers(trace)  # symbolic numbers used at the top level are computed there
     ranked = [(rank, ex, ex.implementations()) for rank, ex in enumerate(executors)]
     dispatch = {ex.name: model.dispatch(ex) for ex in executors}
     out = Partition(None, {}, {}, {}, Explanation(target=model.profile.name))
     names = names if names is not None else itertools.count()
+    by_name = {ex.name: ex for ex in executors}
+    fallback = next((ex for ex in executors if ex.fallback), None)
+
+    def _lowered(c, region, ex):
+        if not ex.compiles:
+            return c.lower(region)
+        table = fallback.implementations() if fallback is not None else {}
+        per_op = all(b.sym.id in table for b in region.bsyms)
+        t = TieredRegion(region.name, ex.name, c.lower, region, region_callable(region, table) if per_op else None,
+                         fallback.name if per_op else None, wait_for_compile or not per_op)
+        out.tiered.append(t)
+        return t
 
     def solve(bsyms, outputs_after) -> Solution:
         n = len(bsyms)
@@ -246,7 +271,7 @@ def partition(trace: Trace, executors, model: CostModel | None = None, *, lower:
                 region = Region(tuple(covered), tuple(inputs), tuple(outputs), name)
                 sym = region_symbol(c.executor, name, region)
                 if lower:
-                    out.impls[sym.id] = c.lower(region)
+                    out.impls[sym.id] = _lowered(c, region, by_name[c.executor])
                 out.owner[sym.id] = c.executor
                 out.regions[sym.id] = (c.executor, region)
                 trace_out.append(BoundSymbol(sym, tuple(inputs), {}, tuple(outputs), tuple(covered)))

@@ -26,6 +26,7 @@ class Entry:
     epilogue_source: str = ""
     explanation: object = None       # the partitioner's decisions (tc.explain)
     backward_traces: list = None     # [backward, its execution trace] when the compile split for autograd
+    tiered: list = ()                # TieredRegions: compiling executors' regions (execution/tiered.py)
 
     def run(self, inputs, args, kwargs):
         if self.epilogue is None:

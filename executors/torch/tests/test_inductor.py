@@ -1,4 +1,5 @@
-"""The inductor executor: fused regions compiled with torch.compile, chosen by cost."""
+"""The inductor executor: fused regions compiled by inductor, chosen by cost, compiled in the
+background while they run op by op (tiered execution) unless wait_for_compile=True."""
 
 import pytest
 import torch
@@ -18,11 +19,13 @@ def chain(x, w, b):
 
 def test_large_elementwise_chain_is_one_fused_region_and_matches_eager():
     x, w, b = torch.randn(256, 512), torch.randn(512), torch.randn(512)
-    jf = tc.jit(chain, executors=["inductor", "torch"])
+    jf = tc.jit(chain, executors=["inductor", "torch"], wait_for_compile=True)
     torch.testing.assert_close(jf(x, w, b), chain(x, w, b), atol=1e-4, rtol=1e-4)
     final = tc.last_traces(jf)[-1]
     assert [b.sym.id.split(".")[0] for b in final.bound_symbols] == ["inductor"]
     assert "-> inductor" in tc.explain(jf)
+    (t,) = jf._last.tiered
+    assert t.state == "compiled" and t.per_op_calls == 0
 
 
 def test_tiny_tensors_stay_with_torch_when_cheaper():
@@ -46,7 +49,7 @@ def test_identical_layer_regions_compile_once_and_gradients_match(monkeypatch):
     ref = torch.nn.Sequential(GPTBlock(64, 4), GPTBlock(64, 4))
     ref.load_state_dict(blocks.state_dict())
     x = torch.randn(2, 32, 64)
-    jm = tc.jit(blocks, executors=[cheap, "torch"])
+    jm = tc.jit(blocks, executors=[cheap, "torch"], wait_for_compile=True)
     before = len(inductor._COMPILED)
     out = jm(x)
     torch.testing.assert_close(out, ref(x), atol=1e-4, rtol=1e-4)
@@ -61,3 +64,26 @@ def test_identical_layer_regions_compile_once_and_gradients_match(monkeypatch):
     ref(x).sum().backward()
     for p, q in zip(blocks.parameters(), ref.parameters()):
         torch.testing.assert_close(p.grad, q.grad, atol=1e-4, rtol=1e-4)
+
+
+def test_background_compile_swaps_in_while_every_call_equals_eager():
+    """The default: the first call does not wait for inductor; calls run op by op until the
+    compile is ready, then compiled; each call, forward and gradients, equals eager."""
+    torch.manual_seed(0)
+    x, w, b = torch.randn(64, 128), torch.randn(128), torch.randn(128)
+    jf = tc.jit(chain, executors=["inductor", "torch"])
+    for i in range(8):
+        xs, ws, bs = (t.clone().requires_grad_() for t in (x, w, b))
+        xe, we, be = (t.clone().requires_grad_() for t in (x, w, b))
+        out, ref = jf(xs, ws, bs), chain(xe, we, be)
+        torch.testing.assert_close(out, ref, atol=1e-4, rtol=1e-4)
+        out.sum().backward()
+        ref.sum().backward()
+        for got, want in ((xs.grad, xe.grad), (ws.grad, we.grad), (bs.grad, be.grad)):
+            torch.testing.assert_close(got, want, atol=1e-4, rtol=1e-4)
+        if i == 0:
+            assert all(t.state == "compiling" for t in jf._last.tiered) and jf._last.tiered
+        if i == 3:
+            assert tc.wait_for_compiles(300)
+    assert all(t.state == "compiled" for t in jf._last.tiered), tc.explain(jf)
+    assert all(t.name in tc.explain(jf) for t in jf._last.tiered)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import torch
 
-from thunder_core.extend import region_callable, region_key, torch_impls
+from thunder_core.extend import TensorProxy, region_callable, region_key, torch_impls
 
 #: what inductor fuses, by op traits (thunder_core.extend.TRAITS): ops with one of FUSIBLE_TRAITS
 #: and none of UNFUSED_TRAITS (random draws, writes, opaque calls, and normalizations, whose
@@ -29,7 +29,7 @@ DISPATCH_US = {"cpu": 40.0, "cuda": 40.0}
 #: calls: a region wins only where it saves more than this per call, so a region saving a few
 #: µs never makes a first call take seconds (tc.explain shows the claim with it included).
 COMPILE_AMORTIZED_US = 10.0
-_COMPILED: dict = {}  # region signature -> compiled callable
+_COMPILED: dict = {}  # (region signature, input strides, autograd) -> compiled callable
 
 
 def _fusible(bsym) -> bool:
@@ -59,12 +59,56 @@ def claim(bsyms, ctx):
 
 
 def lower(region):
-    """The region's function compiled by torch.compile; regions of one structure share it."""
-    key = region_key(region)
+    """The region compiled by inductor for inputs like ``region.example_inputs`` (zero-filled
+    tensors of the first call's shapes and strides, given by tiered execution; contiguous ones
+    made from the proxies otherwise). Regions of one structure, strides and grad mode share
+    one compile. Called on the compile thread (``compiles=True``): this compiles at once."""
+    examples = region.example_inputs
+    if examples is None:
+        examples = tuple(_example(p) for p in region.inputs)
+    grad = torch.is_grad_enabled() and any(isinstance(x, torch.Tensor) and x.requires_grad for x in examples)
+    key = (region_key(region), tuple(x.stride() if isinstance(x, torch.Tensor) else None for x in examples), grad)
     fn = _COMPILED.get(key)
     if fn is None:
-        fn = _COMPILED[key] = torch.compile(region_callable(region, torch_impls()), dynamic=False)
+        fn = _COMPILED[key] = _compile(region, examples)
     return fn
+
+
+def _example(p):
+    if not isinstance(p, TensorProxy):
+        return p.value
+    t = torch.zeros(tuple(p.shape), dtype=p.dtype, device=p.device)
+    return t.requires_grad_() if p.requires_grad else t
+
+
+def _compile(region, examples):
+    """make_fx + inductor's compile_fx: no dynamo frame, so a call costs inductor's runtime
+    wrapper only (torch.compile adds its guards and frame handling: ~4x the overhead here)."""
+    from torch._inductor.compile_fx import compile_fx
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    per_op = region_callable(region, torch_impls())
+    gm = make_fx(per_op, tracing_mode="fake")(*examples)
+    compiled = compile_fx(gm, list(examples))
+    # what the compile specialised on besides tensors' metadata (which inductor's generated
+    # code asserts: a call with other sizes or strides raises AssertionError)
+    numbers = [(i, x) for i, x in enumerate(examples) if not isinstance(x, torch.Tensor)]
+
+    if numbers:
+        def run(*args):
+            if any(args[i] != v for i, v in numbers):
+                return per_op(*args)
+            try:
+                return tuple(compiled(*args))
+            except AssertionError:
+                return per_op(*args)
+    else:
+        def run(*args):
+            try:
+                return tuple(compiled(*args))
+            except AssertionError:  # sizes or strides other than the compile's: run op by op
+                return per_op(*args)
+    return run
 
 
 def unavailable():

@@ -1,0 +1,156 @@
+"""Tiered execution (execution/tiered.py) with a compiling executor written against the SDK:
+regions run op by op while they compile on the background thread, are swapped in when ready,
+and every call equals eager."""
+
+import threading
+
+import pytest
+import torch
+
+import thunder_core as tc
+from thunder_core.extend import Executor, has_trait, region_callable, torch_impls
+
+
+class Slow:
+    """A compiling executor: fuses runs of elementwise ops; its lower blocks until the test
+    releases it (a compile that takes as long as the test wants) and records what it got."""
+
+    def __init__(self, fail=False):
+        self.release = threading.Event()
+        self.seen = []          # (thread name, example input strides, grad mode)
+        self.fail = fail
+        self.ex = Executor("slowc", claim=self.claim, compiles=True, dispatch_us=0.0, fuses=True)
+
+    def claim(self, bsyms, ctx):
+        i = 0
+        while i < len(bsyms):
+            j = i
+            while j < len(bsyms) and has_trait(bsyms[j], "elementwise") and bsyms[j].sym.id in torch_impls():
+                j += 1
+            if j - i >= 2 and ctx.region(i, j).outputs:
+                yield ctx.claim(i, j, 0.0, self.lower, "slow compile")
+            i = max(j, i + 1)
+
+    def lower(self, region):
+        self.release.wait(30)
+        self.seen.append((threading.current_thread().name,
+                          [x.stride() for x in region.example_inputs if isinstance(x, torch.Tensor)],
+                          torch.is_grad_enabled()))
+        if self.fail:
+            raise RuntimeError("the toy compiler gave up")
+        fn = region_callable(region, torch_impls())
+        compiled_calls = self.compiled_calls = [0]
+
+        def run(*args):
+            compiled_calls[0] += 1
+            return fn(*args)
+        return run
+
+
+def f(x, y):
+    return torch.tanh(x * y + x) * 2
+
+
+def _region(jf):
+    (t,) = jf._last.tiered
+    return t
+
+
+def test_first_calls_run_op_by_op_then_the_compiled_region_is_swapped_in():
+    slow = Slow()
+    x, y = torch.randn(4, 3).t(), torch.randn(3, 4)  # a transposed input: its strides reach the compile
+    jf = tc.jit(f, executors=[slow.ex, "torch"])
+    for _ in range(3):  # the compile is blocked: every call runs op by op, and equals eager
+        torch.testing.assert_close(jf(x, y), f(x, y))
+    t = _region(jf)
+    assert t.per_op_calls == 3 and t.state == "compiling"
+    assert "runs op by op (torch) meanwhile (3 call(s) so far)" in tc.explain(jf)
+    slow.release.set()
+    assert tc.wait_for_compiles(30)
+    assert t.state == "compiled" and "compiled since" in tc.explain(jf)
+    (thread, strides, grad), = slow.seen
+    assert thread != threading.current_thread().name and strides == [(1, 3), (4, 1)] and grad is True  # the caller's grad mode
+    for _ in range(2):
+        torch.testing.assert_close(jf(x, y), f(x, y))
+    assert t.per_op_calls == 3 and slow.compiled_calls[0] == 2  # later calls ran the compiled region
+    assert jf._last.computation.__globals__[t.name] is t.compiled  # the swap replaced the name: no indirection
+
+
+def test_calls_while_the_compile_finishes_equal_eager_every_time():
+    slow = Slow()
+    jf = tc.jit(f, executors=[slow.ex, "torch"])
+    x, y = torch.randn(5, 5), torch.randn(5, 5)
+    for i in range(40):
+        if i == 5:
+            slow.release.set()  # the swap happens somewhere among the next calls
+        torch.testing.assert_close(jf(x, y), f(x, y))
+    tc.wait_for_compiles(30)
+    torch.testing.assert_close(jf(x, y), f(x, y))
+    assert _region(jf).state == "compiled"
+
+
+def test_wait_for_compile_compiles_on_the_first_call_and_runs_it_compiled():
+    slow = Slow()
+    slow.release.set()
+    jf = tc.jit(f, executors=[slow.ex, "torch"], wait_for_compile=True)
+    x, y = torch.randn(2, 2), torch.randn(2, 2)
+    torch.testing.assert_close(jf(x, y), f(x, y))
+    t = _region(jf)
+    assert t.state == "compiled" and t.per_op_calls == 0 and slow.compiled_calls[0] == 1
+    assert slow.seen[0][0] == threading.current_thread().name
+
+
+def test_a_failed_compile_leaves_the_region_op_by_op_and_says_why():
+    slow = Slow(fail=True)
+    slow.release.set()
+    jf = tc.jit(f, executors=[slow.ex, "torch"])
+    x, y = torch.randn(3), torch.randn(3)
+    jf(x, y)
+    tc.wait_for_compiles(30)
+    torch.testing.assert_close(jf(x, y), f(x, y))
+    assert "the slowc compile failed: RuntimeError: the toy compiler gave up" in tc.explain(jf)
+
+
+def test_training_regions_swap_in_forward_and_backward_with_eager_gradients():
+    slow = Slow()
+    jf = tc.jit(f, executors=[slow.ex, "torch"])
+
+    def step(fn, x, y):
+        x, y = x.clone().requires_grad_(), y.clone().requires_grad_()
+        out = fn(x, y)
+        out.sum().backward()
+        return out, x.grad, y.grad
+
+    x, y = torch.randn(3, 4), torch.randn(3, 4)
+    for i in range(6):
+        if i == 2:
+            slow.release.set()
+            tc.wait_for_compiles(30)
+        for got, want in zip(step(jf, x, y), step(f, x, y)):
+            torch.testing.assert_close(got, want)
+    tiers = jf._last.tiered
+    assert len(tiers) >= 2 and all(t.state == "compiled" for t in tiers)  # forward and backward regions
+    assert all(grad is False for _, _, grad in slow.seen)  # they run inside the autograd node
+
+
+def test_a_region_compiled_without_autograd_runs_op_by_op_under_grad_mode():
+    """A forward region's inputs require grad but it ran with grad mode off; called under
+    grad mode (here by hand) it must record autograd, so it runs op by op."""
+    from thunder_core.execution.tiered import _no_grad_only
+
+    fn = _no_grad_only(lambda x: (x.detach() * 2,), lambda x: (x * 2,))
+    x = torch.ones(2, requires_grad=True)
+    assert fn(x)[0].requires_grad
+    with torch.no_grad():
+        assert not fn(x)[0].requires_grad
+
+
+@pytest.mark.parametrize("wait", [False, True])
+def test_tc_plan_and_explain_are_unchanged_by_tiers(wait):
+    slow = Slow()
+    slow.release.set()
+    jf = tc.jit(f, executors=[slow.ex, "torch"], wait_for_compile=wait)
+    jf(torch.randn(2), torch.randn(2))
+    tc.wait_for_compiles(30)
+    assert "-> slowc" in tc.explain(jf) and "tiers (regions of compiling executors):" in tc.explain(jf)
+    assert [b.sym.id for b in tc.last_traces(jf)[-1].bound_symbols] == ["slowc.slowc_region0"]

@@ -1,0 +1,205 @@
+"""Tiered execution: regions of compiling executors run op by op until their compile is ready.
+
+A region claimed by an executor that declares ``compiles=True`` (inductor) is lowered to a
+:class:`TieredRegion`. Its first call records the metadata of its inputs (shapes, strides,
+dtypes, devices, requires_grad) and the caller's grad mode, queues the compile on one
+background thread, and runs the region with the fallback executor's per-op implementations
+(the *per-op tier*); so do later calls until the compile is done. Then the compiled callable
+replaces the region's name in the globals of every execution trace that calls it (a dict
+assignment: later calls pay nothing for the swap) and calls run compiled (the *compiled
+tier*). A compile that fails leaves the region on the per-op tier; ``tc.explain`` says why.
+
+``wait=True`` (``tc.jit(..., wait_for_compile=True)``) compiles on the region's first call, in
+the calling thread, and runs that call compiled: deterministic, as before tiering.
+
+Thread safety: compiles run one at a time (one worker thread), holding torch's own
+compile lock (``torch._dynamo.convert_frame.compile_lock``), so a ``torch.compile`` the program
+runs meanwhile waits for ours instead of running beside it. Two FX traces at once are not safe
+(torch.fx's patcher is process-global: measured, two compiling threads fail with
+"CURRENT_PATCHER is None"); one compile thread beside a thread running eager ops is. The
+worker is a daemon thread: a compile still running when the program exits is abandoned.
+The compile thread shares the GIL with the program: while it compiles, Python-heavy calls on
+the main thread run slower (measured in benchmarks/tiered.py), but no call waits for it.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import threading
+import time
+
+import torch
+
+__all__ = ["TieredRegion", "wait_for_compiles", "pending_compiles"]
+
+
+class _Worker:
+    """One daemon thread running queued compiles in order."""
+
+    def __init__(self):
+        self.cond = threading.Condition()
+        self.queue: collections.deque = collections.deque()
+        self.busy = 0          # jobs queued or running
+        self.thread = None
+
+    def submit(self, job):
+        with self.cond:
+            self.queue.append(job)
+            self.busy += 1
+            if self.thread is None or not self.thread.is_alive():
+                self.thread = threading.Thread(target=self._run, name="thunder_core compile", daemon=True)
+                self.thread.start()
+            self.cond.notify_all()
+
+    def _run(self):
+        while True:
+            with self.cond:
+                while not self.queue:
+                    self.cond.wait()
+                job = self.queue.popleft()
+            try:
+                job()
+            finally:
+                with self.cond:
+                    self.busy -= 1
+                    self.cond.notify_all()
+
+    def wait(self, timeout=None) -> bool:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self.cond:
+            while self.busy:
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    return False
+                self.cond.wait(left)
+        return True
+
+
+_WORKER = _Worker()
+
+
+def wait_for_compiles(timeout: float | None = None) -> bool:
+    """Block until every queued background compile has finished (True), or ``timeout``
+    seconds passed (False)."""
+    return _WORKER.wait(timeout)
+
+
+def pending_compiles() -> int:
+    """Background compiles queued or running now."""
+    return _WORKER.busy
+
+
+def _compile_lock():
+    try:
+        from torch._dynamo.convert_frame import compile_lock
+    except Exception:  # noqa: BLE001 - an internal name: serialise our own compiles at least
+        return _OWN_LOCK
+    return compile_lock
+
+
+_OWN_LOCK = threading.RLock()
+
+
+@dataclasses.dataclass(frozen=True)
+class _Meta:
+    """What a compile needs of one tensor input: the example it compiles for is made from it
+    on the compile thread (zeros; the call's own tensor is not kept alive)."""
+
+    size: tuple
+    stride: tuple
+    dtype: torch.dtype
+    device: torch.device
+    requires_grad: bool
+
+    def example(self):
+        # zeros under the same strides (expanded inputs have stride 0: a storage just big enough)
+        n = 0 if 0 in self.size else 1 + sum((s - 1) * st for s, st in zip(self.size, self.stride))
+        t = torch.zeros(n, dtype=self.dtype, device=self.device).as_strided(self.size, self.stride)
+        return t.requires_grad_() if self.requires_grad else t
+
+
+def _meta(x):
+    if isinstance(x, torch.Tensor):
+        return _Meta(tuple(x.size()), tuple(x.stride()), x.dtype, x.device, x.requires_grad)
+    return x
+
+
+class TieredRegion:
+    """The callable a compiling executor's region runs through until its compile is ready
+    (see the module docstring). ``state``: ``"not called"``, ``"compiling"``, ``"compiled"``
+    or ``"failed: <reason>"``; ``per_op_calls``: calls that ran on the per-op tier;
+    ``compile_s``: how long the compile took (seconds)."""
+
+    def __init__(self, name: str, executor: str, lower, region, baseline, fallback: str, wait: bool):
+        self.name, self.executor, self.fallback = name, executor, fallback
+        self._lower, self.region, self.baseline, self.wait = lower, region, baseline, wait
+        self.state = "not called"
+        self.per_op_calls = 0
+        self.compile_s = None
+        self.compiled = None
+        self._homes: list = []   # globals dicts of the execution traces calling this region
+
+    def bind(self, namespace: dict) -> None:
+        """Register the globals of an execution trace calling this region by its name: the
+        compiled callable is put there when ready."""
+        self._homes.append(namespace)
+        if self.compiled is not None:
+            namespace[self.name] = self.compiled
+
+    def __call__(self, *args):
+        fn = self.compiled
+        if fn is not None:  # a caller bound before the swap that has not looked the name up again
+            return fn(*args)
+        if self.state == "not called":
+            self.state = "compiling"
+            metas, grad = tuple(_meta(a) for a in args), torch.is_grad_enabled()
+            if self.wait:
+                self._compile(metas, grad)
+                if self.compiled is not None:
+                    return self.compiled(*args)
+            else:
+                _WORKER.submit(lambda: self._compile(metas, grad))
+        self.per_op_calls += 1
+        return self.baseline(*args)
+
+    def _compile(self, metas, grad):
+        t0 = time.perf_counter()
+        try:
+            with _compile_lock(), torch.set_grad_enabled(grad):
+                examples = tuple(m.example() if isinstance(m, _Meta) else m for m in metas)
+                fn = self._lower(dataclasses.replace(self.region, example_inputs=examples))
+        except Exception as e:  # noqa: BLE001 - the per-op tier stays: correct, only slower
+            self.state = f"failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            return
+        finally:
+            self.compile_s = time.perf_counter() - t0
+        if not grad and any(isinstance(m, _Meta) and m.requires_grad for m in metas):
+            fn = _no_grad_only(fn, self.baseline)
+        self.compiled = fn
+        self.state = "compiled"
+        for namespace in self._homes:
+            namespace[self.name] = fn
+
+    def describe(self) -> str:
+        """One line for tc.explain: which tier runs this region now."""
+        if self.state == "compiled":
+            return (f"{self.name}: compiled by {self.executor} in {self.compile_s:.2f} s; ran op by op "
+                    f"({self.fallback}) for the first {self.per_op_calls} call(s), compiled since")
+        if self.state == "compiling":
+            return (f"{self.name}: {self.executor} is compiling it in the background; runs op by op "
+                    f"({self.fallback}) meanwhile ({self.per_op_calls} call(s) so far)")
+        if self.state == "not called":
+            return f"{self.name}: not called yet ({self.executor} compiles it on its first call)"
+        return f"{self.name}: runs op by op ({self.fallback}): the {self.executor} compile {self.state}"
+
+
+def _no_grad_only(fn, baseline):
+    """A region compiled without autograd for inputs that require grad (a forward or backward
+    trace's region, run inside the autograd node with grad mode off): called with grad mode
+    on, it runs op by op so that PyTorch's autograd records it."""
+    is_grad_enabled = torch.is_grad_enabled
+
+    def run(*args):
+        return baseline(*args) if is_grad_enabled() else fn(*args)
+    return run
