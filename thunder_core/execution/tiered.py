@@ -16,14 +16,16 @@ Thread safety: compiles run one at a time (one worker thread), holding torch's o
 compile lock (``torch._dynamo.convert_frame.compile_lock``), so a ``torch.compile`` the program
 runs meanwhile waits for ours instead of running beside it. Two FX traces at once are not safe
 (torch.fx's patcher is process-global: measured, two compiling threads fail with
-"CURRENT_PATCHER is None"); one compile thread beside a thread running eager ops is. The
-worker is a daemon thread: a compile still running when the program exits is abandoned.
+"CURRENT_PATCHER is None"); one compile thread beside a thread running eager ops is. At exit,
+queued compiles are dropped and the one running is waited for (a daemon thread still inside
+torch's C++ code when the interpreter finalizes aborts the process: measured).
 The compile thread shares the GIL with the program: while it compiles, Python-heavy calls on
 the main thread run slower (measured in benchmarks/tiered.py), but no call waits for it.
 """
 
 from __future__ import annotations
 
+import atexit
 import collections
 import dataclasses
 import threading
@@ -65,6 +67,14 @@ class _Worker:
                     self.busy -= 1
                     self.cond.notify_all()
 
+    def drain(self):
+        """At exit: drop the queued compiles and wait for the one running (a daemon thread
+        stopped inside torch's C++ code when the interpreter finalizes aborts the process)."""
+        with self.cond:
+            self.busy -= len(self.queue)
+            self.queue.clear()
+        self.wait()
+
     def wait(self, timeout=None) -> bool:
         deadline = None if timeout is None else time.monotonic() + timeout
         with self.cond:
@@ -77,6 +87,7 @@ class _Worker:
 
 
 _WORKER = _Worker()
+atexit.register(_WORKER.drain)
 
 
 def wait_for_compiles(timeout: float | None = None) -> bool:

@@ -25,6 +25,10 @@ region saves less than ``COMPILE_AMORTIZED_US`` per call.
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import threading
+
 import torch
 
 from thunder_core.extend import TensorProxy, region_callable, region_key, torch_impls
@@ -133,7 +137,6 @@ def _compile(region, examples):
     from torch.fx.experimental.proxy_tensor import make_fx
 
     per_op = region_callable(region, torch_impls())
-    gm = make_fx(per_op, tracing_mode="fake")(*examples)
     graphs = []
 
     def inner(g, inputs, **kw):
@@ -141,7 +144,9 @@ def _compile(region, examples):
         graphs.append((g, kw.get("is_inference", False), out))
         return out
 
-    compiled = compile_fx(gm, list(examples), inner_compile=inner)
+    with _thread_local_effects():
+        gm = make_fx(per_op, tracing_mode="fake")(*examples)
+        compiled = compile_fx(gm, list(examples), inner_compile=inner)
     direct = _direct_call(graphs, len(examples), len(region.outputs))
     # what the compile specialised on besides tensors' metadata (which inductor's generated
     # code asserts: a call with other sizes or strides raises AssertionError)
@@ -162,6 +167,81 @@ def _compile(region, examples):
             except AssertionError:
                 return per_op(*args)
     return run
+
+
+_COMPILING = threading.local()
+
+
+@contextlib.contextmanager
+def _thread_local_effects():
+    """Compile without touching process-global state the program's other threads use. Tiered
+    execution compiles on a background thread while the program runs; two things a compile
+    does to the whole process are made no-ops in the compiling thread only (measured, each
+    broke a test that ran Hugging Face models while a compile was in flight):
+
+    - torch.fx replaces ``nn.Module.__call__`` and ``__getattr__`` (and ``torch.fx.wrap``'d
+      functions) for the whole process while it traces (make_fx, and AOT autograd's tracing
+      inside compile_fx): tc.jit tracing a model on the main thread recorded the patched
+      ``Module.__call__``, and its next call missed the cache. The patches only make a
+      symbolic tracer record module calls; make_fx's tracer runs them as they are, so its
+      graph is the same without them.
+    - inductor and AOT autograd save the default generator's state when a compile starts and
+      set it back when it ends (``preserve_rng_state``): that rewound the main thread's random
+      stream, so its dropout masks repeated. A region draws no random numbers (random ops are
+      never claimed) and the graphs are traced on fake tensors, so there is nothing to restore.
+    """
+    _install_thread_aware_hooks()
+    _COMPILING.active = True
+    try:
+        yield
+    finally:
+        _COMPILING.active = False
+
+
+def _install_thread_aware_hooks():
+    import torch._dynamo.utils as dynamo_utils
+    import torch._functorch.aot_autograd as aot
+    import torch.fx._symbolic_trace as st
+
+    if getattr(st._new_patcher, "_thunder_core", False):
+        return
+    new_patcher, preserve = st._new_patcher, dynamo_utils.preserve_rng_state
+
+    @contextlib.contextmanager
+    def aware_patcher():
+        if getattr(_COMPILING, "active", False):
+            yield _inert_patcher()()
+        else:
+            with new_patcher() as patcher:
+                yield patcher
+
+    @contextlib.contextmanager
+    def aware_preserve():
+        if getattr(_COMPILING, "active", False):
+            yield
+        else:
+            with preserve():
+                yield
+
+    aware_patcher._thunder_core = aware_preserve._thunder_core = True
+    st._new_patcher = aware_patcher
+    dynamo_utils.preserve_rng_state = aware_preserve
+    if getattr(aot, "preserve_rng_state", None) is preserve:
+        aot.preserve_rng_state = aware_preserve
+
+
+@functools.cache
+def _inert_patcher():
+    """torch.fx's patcher class with patching left out."""
+    import torch.fx._symbolic_trace as st
+
+    class Inert(st._Patcher):
+        def patch(self, *args, **kwargs):
+            pass
+
+        def patch_method(self, *args, **kwargs):
+            pass
+    return Inert
 
 
 def _direct_call(graphs, n_inputs, n_outputs):
