@@ -33,7 +33,7 @@ import time
 
 import torch
 
-__all__ = ["TieredRegion", "wait_for_compiles", "pending_compiles"]
+__all__ = ["TieredRegion", "wait_for_compiles", "pending_compiles", "cancel_queued"]
 
 
 class _Worker:
@@ -67,12 +67,21 @@ class _Worker:
                     self.busy -= 1
                     self.cond.notify_all()
 
+    def cancel_queued(self) -> int:
+        """Drop the compiles not started yet (their regions stay on the per-op tier); how many."""
+        with self.cond:
+            n = len(self.queue)
+            for job in self.queue:
+                job.cancel()
+            self.busy -= n
+            self.queue.clear()
+            self.cond.notify_all()
+        return n
+
     def drain(self):
         """At exit: drop the queued compiles and wait for the one running (a daemon thread
         stopped inside torch's C++ code when the interpreter finalizes aborts the process)."""
-        with self.cond:
-            self.busy -= len(self.queue)
-            self.queue.clear()
+        self.cancel_queued()
         self.wait()
 
     def wait(self, timeout=None) -> bool:
@@ -136,6 +145,23 @@ def _meta(x):
     return x
 
 
+class _Job:
+    def __init__(self, region, metas, grad):
+        self.region, self.metas, self.grad = region, metas, grad
+
+    def __call__(self):
+        self.region._compile(self.metas, self.grad)
+
+    def cancel(self):
+        self.region.state = "failed: cancelled before it started (thunder_core.execution.tiered.cancel_queued)"
+
+
+def cancel_queued() -> int:
+    """Drop the background compiles that have not started (their regions keep running op by
+    op); returns how many. The test suite uses it between tests to bound background work."""
+    return _WORKER.cancel_queued()
+
+
 class TieredRegion:
     """The callable a compiling executor's region runs through until its compile is ready
     (see the module docstring). ``state``: ``"not called"``, ``"compiling"``, ``"compiled"``
@@ -170,7 +196,7 @@ class TieredRegion:
                 if self.compiled is not None:
                     return self.compiled(*args)
             else:
-                _WORKER.submit(lambda: self._compile(metas, grad))
+                _WORKER.submit(_Job(self, metas, grad))
         self.per_op_calls += 1
         return self.baseline(*args)
 

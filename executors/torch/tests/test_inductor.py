@@ -87,3 +87,41 @@ def test_background_compile_swaps_in_while_every_call_equals_eager():
             assert tc.wait_for_compiles(300)
     assert all(t.state == "compiled" for t in jf._last.tiered), tc.explain(jf)
     assert all(t.name in tc.explain(jf) for t in jf._last.tiered)
+
+
+def test_a_compile_on_another_thread_leaves_the_random_stream_and_nn_module_alone():
+    """What inductor does to the whole process while it compiles (torch.fx's patches of
+    nn.Module.__call__, restoring the default generator's state at the end) happens to the
+    compiling thread only: the main thread's random stream goes on as if nothing compiled."""
+    import threading
+
+    import torch.fx._symbolic_trace as st
+    from torch._dynamo.utils import preserve_rng_state  # noqa: F401 - the name inductor calls
+
+    from thunder_executor_torch import inductor
+
+    original_call = torch.nn.Module.__call__
+    inside, leave, seen = threading.Event(), threading.Event(), {}
+
+    def compiling():
+        import torch._dynamo.utils as dynamo_utils
+
+        with inductor._thread_local_effects(), dynamo_utils.preserve_rng_state(), st._new_patcher() as patcher:
+            patcher.patch_method(torch.nn.Module, "__call__", lambda *a, **k: None, deduplicate=False)
+            seen["patched here"] = torch.nn.Module.__call__ is not original_call
+            inside.set()
+            leave.wait(30)
+
+    torch.manual_seed(0)
+    want = torch.rand(6)
+    torch.manual_seed(0)
+    got = [torch.rand(2)]
+    t = threading.Thread(target=compiling)
+    t.start()
+    assert inside.wait(30)
+    assert torch.nn.Module.__call__ is original_call and seen["patched here"] is False
+    got.append(torch.rand(2))
+    leave.set()
+    t.join(30)
+    got.append(torch.rand(2))  # a restored state would repeat the draws made meanwhile
+    assert torch.equal(torch.cat(got), want)
