@@ -16,7 +16,7 @@ from .execution.cost import CostModel
 from .execution.partition import partition
 from .execution.profiles import profile_for_device
 from .guards.cache import Entry, dispatch_key
-from .guards.prologue import MISS, build_prologue
+from .guards.prologue import MISS, build_prologue, fast_call
 from .ir import Trace
 from .module import ThunderModule, jit_module
 
@@ -63,6 +63,13 @@ class JittedFunction:
     def __call__(self, *args, **kwargs):
         if self._bound is not None:
             args = (self._bound, *args)
+        last = self._last
+        if last is not None and last.fast is not None:  # the entry that ran last, checked and run in one call
+            self.hits += 1  # (counted first: a hit whose computation raises is still a hit)
+            out = last.fast(args, kwargs)
+            if out is not MISS:
+                return out
+            self.hits -= 1
         if self.cache == "same input" and self._last is not None:
             self.hits += 1
             return self._last.run(self._last.unchecked.fn(args, kwargs), args, kwargs)
@@ -130,6 +137,8 @@ class JittedFunction:
                           f"is not cached and every call traces again. Pass the value as an argument, or read it as "
                           f"an attribute or item of an argument, global or module.", RecompileWarning, stacklevel=3)
         elif self.cache != "no caching":
+            if self.cache != "same input":
+                entry.fast = fast_call(prologue, args, kwargs, computation, epilogue, self.__qualname__)
             key = dispatch_key(args, kwargs)
             previous = self._last
             self._entries.setdefault(key, []).insert(0, entry)
