@@ -23,7 +23,7 @@ from typing import Literal
 
 from ..ir import BoundSymbol, Trace, flat_proxies
 from .claims import (Claim, ClaimContext, Declined, Region, _decline_reason, region_boundary, region_callable,
-                     region_symbol)
+                     region_key, region_symbol)
 from .cost import CostModel
 from .tiered import TieredRegion
 from ..transforms.numbers import materialize_numbers
@@ -230,10 +230,7 @@ def partition(trace: Trace, executors, model: CostModel | None = None, *, lower:
                 options.append(Option(c.cost_us + after.total_us, rank + after.rank,
                                       Step("region", i, c.end, c.cost_us, claim=c)))
             if b.subsymbols and b.sym.decomposition is not None:
-                try:
-                    sub = solve(list(b.subsymbols), list(b.flat_outs))
-                except LoweringError:
-                    sub = None
+                sub = solve_decomposition(b)
                 if sub is not None:
                     options.append(Option(sub.total_us + nxt.total_us, sub.best[0].rank + nxt.rank,
                                           Step("decomposed", i, i + 1, sub.total_us, sub=sub)))
@@ -249,6 +246,23 @@ def partition(trace: Trace, executors, model: CostModel | None = None, *, lower:
             best[i] = min(options, key=lambda o: (round(o.total_us, 9), o.rank))
             options_at[i] = options
         return Solution(bsyms, last_use, best, options_at, declined)
+
+    solved: dict = {}  # structure of a bound symbol -> its decomposition's Solution (or None)
+
+    def solve_decomposition(b):
+        """The cheapest cover of ``b``'s decomposition; one computed for a structurally equal
+        symbol (same op, argument metadata and static arguments: one per transformer layer)
+        is reused for the choice, and solved again for ``b`` only if it is emitted."""
+        subs = list(b.subsymbols)
+        key = region_key(Region((b,), tuple({id(p): p for p in flat_proxies(b.args)}.values()), tuple(b.flat_outs)))
+        if key in solved:
+            return solved[key]
+        try:
+            sub = solve(subs, list(b.flat_outs))
+        except LoweringError:
+            sub = None
+        solved[key] = sub
+        return sub
 
     def emit(sol: Solution, trace_out: list):
         i, bsyms = 0, sol.bsyms
@@ -279,7 +293,10 @@ def partition(trace: Trace, executors, model: CostModel | None = None, *, lower:
                 out.explanation.decisions.append(Decision(label + note, c.executor, step.cost_us, cands, declined))
             else:
                 out.explanation.decisions.append(Decision(label, "decomposed", step.cost_us, cands, declined))
-                emit(step.sub, trace_out)
+                sub, b = step.sub, covered[0]
+                if sub.bsyms[0] is not b.subsymbols[0]:  # chosen from an equal symbol's solution
+                    sub = solve(list(b.subsymbols), list(b.flat_outs))
+                emit(sub, trace_out)
             i = step.end
 
     top = list(trace.bound_symbols)
