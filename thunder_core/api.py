@@ -369,8 +369,9 @@ def last_prologue_traces(obj) -> list[str]:
 def explain(obj) -> str:
     """For the last compile: each region of the trace, the competing claims with their
     estimated costs, and the executor that won; which tier runs each region of a compiling
-    executor (op by op while it compiles in the background, or compiled); and the values that are fresh on every call in
-    eager but were read once while tracing (allowed with ``sharp_edges={"opaque-call": "allow"}``)."""
+    executor (op by op while it compiles in the background, or compiled); and the values that
+    are fresh on every call in eager but were read once while tracing (allowed with
+    ``sharp_edges={"opaque-call": "allow"}``)."""
     from .frontend import events as ev
 
     entry = _last(obj)

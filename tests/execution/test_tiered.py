@@ -154,3 +154,22 @@ def test_tc_plan_and_explain_are_unchanged_by_tiers(wait):
     tc.wait_for_compiles(30)
     assert "-> slowc" in tc.explain(jf) and "tiers (regions of compiling executors):" in tc.explain(jf)
     assert [b.sym.id for b in tc.last_traces(jf)[-1].bound_symbols] == ["slowc.slowc_region0"]
+
+
+@pytest.mark.parametrize("fail", [False, True])
+def test_without_a_fallback_executor_the_first_call_waits_for_the_compile(fail):
+    """No executor can run the region op by op: the call compiles it and runs it compiled, or
+    raises the compile's error (and the next call tries again)."""
+    slow = Slow(fail=fail)
+    slow.release.set()
+    jf = tc.jit(lambda x, y: x * y + x, executors=[slow.ex])
+    x, y = torch.randn(3), torch.randn(3)
+    if fail:
+        for _ in range(2):
+            with pytest.raises(RuntimeError, match="the toy compiler gave up"):
+                jf(x, y)
+        assert len(slow.seen) == 2
+    else:
+        torch.testing.assert_close(jf(x, y), x * y + x)
+        t = _region(jf)
+        assert t.state == "compiled" and t.per_op_calls == 0 and slow.seen[0][0] == threading.current_thread().name

@@ -17,6 +17,7 @@ competing claims with their costs, the winner and the declined claims) for ``tc.
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Literal
@@ -208,6 +209,7 @@ def partition(trace: Trace, executors, model: CostModel | None = None, *, lower:
                 declined.setdefault(position[key], []).append(d)
         best: list = [None] * (n + 1)
         best[n] = Option(0.0, 0, None)
+        uncovered: dict = {}     # position -> why no claim covers it alone
         options_at: list = [None] * n
         for i in range(n - 1, -1, -1):
             b, nxt = bsyms[i], best[i + 1]
@@ -234,17 +236,24 @@ def partition(trace: Trace, executors, model: CostModel | None = None, *, lower:
                 if sub is not None:
                     options.append(Option(sub.total_us + nxt.total_us, sub.best[0].rank + nxt.rank,
                                           Step("decomposed", i, i + 1, sub.total_us, sub=sub)))
-            if not options:
+            options = [o for o in options if o.total_us != math.inf]
+            if not options:  # only a region starting earlier can cover this symbol
                 src = f" (from {b.source[0]}:{b.source[1]}: {b.source[2]})" if b.source else ""
                 why = "".join(f"; {d.executor} declined it: {d.reason}" for d in declined.get(i, ()))
                 fallbacks = [ex.name for _, ex, _ in ranked if ex.fallback]
                 hint = (f"Add an executor that implements it, e.g. a fallback executor such as {fallbacks[0]!r}"
                         if fallbacks else "Add an executor that implements it (a fallback executor implements "
                         "every symbol)")
-                raise LoweringError(f"No executor among {[ex.name for _, ex, _ in ranked]} implements "
-                                    f"{b.sym.id}{src}, and it has no decomposition{why}. {hint}.")
+                uncovered.setdefault(i, f"No executor among {[ex.name for _, ex, _ in ranked]} implements "
+                                        f"{b.sym.id}{src}, and it has no decomposition{why}. {hint}.")
+                best[i] = Option(math.inf, 0, None)
+                options_at[i] = []
+                continue
             best[i] = min(options, key=lambda o: (round(o.total_us, 9), o.rank))
             options_at[i] = options
+        if n and best[0].total_us == math.inf:  # name a symbol nothing covers (everything after it is)
+            raise LoweringError(uncovered[max((k for k in uncovered if best[k + 1].total_us != math.inf),
+                                              default=min(uncovered))])
         return Solution(bsyms, last_use, best, options_at, declined)
 
     solved: dict = {}  # structure of a bound symbol -> its decomposition's Solution (or None)
@@ -253,12 +262,11 @@ def partition(trace: Trace, executors, model: CostModel | None = None, *, lower:
         """The cheapest cover of ``b``'s decomposition; one computed for a structurally equal
         symbol (same op, argument metadata and static arguments: one per transformer layer)
         is reused for the choice, and solved again for ``b`` only if it is emitted."""
-        subs = list(b.subsymbols)
         key = region_key(Region((b,), tuple({id(p): p for p in flat_proxies(b.args)}.values()), tuple(b.flat_outs)))
         if key in solved:
             return solved[key]
         try:
-            sub = solve(subs, list(b.flat_outs))
+            sub = solve(list(b.subsymbols), list(b.flat_outs))
         except LoweringError:
             sub = None
         solved[key] = sub

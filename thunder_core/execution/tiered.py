@@ -208,6 +208,9 @@ class TieredRegion:
                 fn = self._lower(dataclasses.replace(self.region, example_inputs=examples))
         except Exception as e:  # noqa: BLE001 - the per-op tier stays: correct, only slower
             self.state = f"failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            if self.baseline is None:  # no fallback executor runs it op by op: the error is the call's
+                self.state = "not called"  # (and the next call tries again)
+                raise
             return
         finally:
             self.compile_s = time.perf_counter() - t0
