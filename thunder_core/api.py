@@ -110,6 +110,12 @@ class JittedFunction:
         return cap, traces, epilogue, epilogue_source
 
     def _compile_and_run(self, args, kwargs):
+        from .execution.tiered import first_call
+
+        with first_call():  # compiles queued by this call start when it returns
+            return self._compile_and_run_now(args, kwargs)
+
+    def _compile_and_run_now(self, args, kwargs):
         self.misses += 1
         cap, traces, epilogue, epilogue_source = self._trace(args, kwargs)
         from .ir.trace import guarding

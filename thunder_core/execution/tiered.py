@@ -20,20 +20,22 @@ runs meanwhile waits for ours instead of running beside it. Two FX traces at onc
 queued compiles are dropped and the one running is waited for (a daemon thread still inside
 torch's C++ code when the interpreter finalizes aborts the process: measured).
 The compile thread shares the GIL with the program: while it compiles, Python-heavy calls on
-the main thread run slower (measured in benchmarks/tiered.py), but no call waits for it.
+the main thread run slower (~1.8x, measured), but no call waits for it; no compile starts while
+a jitted function's first call (tracing, lowering, its first run) is in progress.
 """
 
 from __future__ import annotations
 
 import atexit
 import collections
+import contextlib
 import dataclasses
 import threading
 import time
 
 import torch
 
-__all__ = ["TieredRegion", "wait_for_compiles", "pending_compiles", "cancel_queued"]
+__all__ = ["TieredRegion", "wait_for_compiles", "pending_compiles", "cancel_queued", "first_call"]
 
 
 class _Worker:
@@ -43,7 +45,27 @@ class _Worker:
         self.cond = threading.Condition()
         self.queue: collections.deque = collections.deque()
         self.busy = 0          # jobs queued or running
+        self.held = 0          # first calls in progress: compiles wait for them (they share the GIL)
+        self.holders: dict = {}  # thread id -> first calls it is in
         self.thread = None
+
+    @contextlib.contextmanager
+    def hold(self):
+        """No compile starts while a first call (tracing, then running op by op) is in
+        progress: the compile thread would take the GIL from it half the time."""
+        me = threading.get_ident()
+        with self.cond:
+            self.held += 1
+            self.holders[me] = self.holders.get(me, 0) + 1
+        try:
+            yield
+        finally:
+            with self.cond:
+                self.held -= 1
+                self.holders[me] -= 1
+                if not self.holders[me]:
+                    del self.holders[me]
+                self.cond.notify_all()
 
     def submit(self, job):
         with self.cond:
@@ -57,7 +79,7 @@ class _Worker:
     def _run(self):
         while True:
             with self.cond:
-                while not self.queue:
+                while not self.queue or self.held:
                     self.cond.wait()
                 job = self.queue.popleft()
             try:
@@ -87,6 +109,9 @@ class _Worker:
     def wait(self, timeout=None) -> bool:
         deadline = None if timeout is None else time.monotonic() + timeout
         with self.cond:
+            if threading.get_ident() in self.holders:
+                raise RuntimeError("thunder_core: waiting for background compiles inside a jitted function's first "
+                                   "call would wait forever (they start when it returns); wait after the call.")
             while self.busy:
                 left = None if deadline is None else deadline - time.monotonic()
                 if left is not None and left <= 0:
@@ -103,6 +128,11 @@ def wait_for_compiles(timeout: float | None = None) -> bool:
     """Block until every queued background compile has finished (True), or ``timeout``
     seconds passed (False)."""
     return _WORKER.wait(timeout)
+
+
+def first_call():
+    """Context of a jitted function's compile and first run: background compiles start after it."""
+    return _WORKER.hold()
 
 
 def pending_compiles() -> int:
