@@ -44,7 +44,9 @@ venv .venv "$py311"
 # ----
 
 # ---- the cudnn executor (executors/cudnn): the cuDNN frontend (Python module `cudnn`) and
-# libcudnn; without a GPU its tests build and validate graphs, nothing executes
+# libcudnn; without a GPU its tests build and validate graphs and have libcudnn build their operation
+# graphs from the target's device description (libcudnn pinned to 9.26: newer ones need the driver to
+# load), nothing executes
 .venv/bin/python -m pip install -q -c constraints.txt nvidia-cudnn-frontend nvidia-cudnn-cu13
 .venv/bin/python -m pip install -q -c constraints.txt --no-build-isolation -e executors/cudnn 2>/dev/null \
   || .venv/bin/python -m pip install -q -c constraints.txt -e executors/cudnn

@@ -40,10 +40,11 @@ def row_major(shape):
     return [math.prod(shape[i + 1:]) for i in range(len(shape))]
 
 
-def tensor(graph, role):
-    """(dims, strides, dtype name) of the graph tensor playing ``role``."""
+def tensor(graph, role, constant=False):
+    """(dims, strides, dtype name) of the graph tensor playing ``role`` (a baked-in scalar,
+    named by its role, with ``constant``)."""
     roles = {**graph["roles"]["inputs"], **graph["roles"]["outputs"]}
-    t = graph["graph"]["tensors"][roles[role]]
+    t = graph["graph"]["tensors"][role if constant else roles[role]]
     return list(t["dim"]), list(t["stride"]), t["dtype"].removeprefix("data_type.")
 
 

@@ -6,6 +6,7 @@ the graphs' JSON back from ``plan.artifacts``: dims, strides and dtypes of every
 tensor, the causal flag, the scale, the mask and eps, and what validation passed.
 """
 
+import json
 import math
 
 import pytest
@@ -52,9 +53,13 @@ def _check_tensor(graph, role, proxy_or_shape, dtype, strides=None):
 
 
 def _validated(graph):
-    assert graph["checked"]["validate"].startswith("passed"), graph["checked"]
-    assert graph["checked"]["build_operation_graph"] == "passed", graph["checked"]
-    assert graph["checked"]["execution_plans"].startswith("not run")
+    """validate() passed, and libcudnn lowered the graph from the target's device description
+    (no GPU) and built its operation graph; plans and support checks were not run."""
+    checked = graph["checked"]
+    assert checked["validate"] == "passed", checked
+    assert checked["build_operation_graph"].startswith(
+        "passed: libcudnn lowered the graph, with the target's device description"), checked
+    assert checked["execution_plans"].startswith("not run") and checked["check_support"].startswith("not run")
 
 
 @pytest.mark.parametrize("case", ATTENTION_CASES, ids=IDS)
@@ -125,22 +130,24 @@ def test_non_contiguous_attention_strides_reach_the_graph():
 
     spec = Attention(False, 2, 4, 128, 128, 64, 64, torch.bfloat16, True, 0.125)
     bshd = (128 * 4 * 64, 64, 4 * 64, 1)  # (b, h, s, d) dims over (b, s, h, d) memory
-    (step,) = steps(spec, 90, {"q": bshd, "k": bshd, "v": bshd})
+    (step,) = steps(spec, 90, {"q": bshd, "k": bshd, "v": bshd}, aot=True)
     g = describe(step)
     for role in "qkv":
         assert tensor(g, role)[1] == list(bshd)
     assert tensor(g, "o")[1] == row_major(spec.o)
-    assert check(step)["validate"].startswith("passed")
-    assert steps(spec, 90, {"q": bshd, "k": bshd, "v": bshd})[0] is step  # cached by structure
-    assert steps(spec, 90)[0] is not step
+    _validated({"checked": check(step)})
+    assert steps(spec, 90, {"q": bshd, "k": bshd, "v": bshd}, aot=True)[0] is step  # cached by structure
+    assert steps(spec, 90, aot=True)[0] is not step
+    assert steps(spec, 90, {"q": bshd, "k": bshd, "v": bshd})[0] is not step  # run time: for the current device
 
 
-NORM_CASES = [  # (op, dtype, input shape, normalized_shape, eps)
+NORM_CASES = [  # (op, dtype, input shape, normalized_shape, eps): both ops in every dtype the checker takes
     ("layer_norm", torch.bfloat16, (4, 32, 64), (64,), 1e-5),
     ("layer_norm", torch.float32, (6, 48), (48,), 1e-3),
     ("layer_norm", torch.float16, (2, 3, 4, 8), (4, 8), 1e-5),
     ("rms_norm", torch.bfloat16, (4, 32, 64), (64,), 1e-6),
     ("rms_norm", torch.float16, (8, 128), (128,), None),
+    ("rms_norm", torch.float32, (3, 5, 2, 24), (2, 24), 1e-5),
 ]
 
 
@@ -190,38 +197,92 @@ def test_norm_graphs_match_the_trace(case, requires_grad):
         assert [list(o.shape) for o in b.flat_outs] == [list(shape), list(nshape)] + [list(nshape)] * (op == "layer_norm")
         g = fwd
     assert g["roles"]["constants"] == {"eps": pytest.approx(expected_eps)}
+    assert g["graph"]["nodes"][0]["inputs"]["epsilon"] == "eps"
+    assert tensor(g, "eps", constant=True) == ([1, 1, 1, 1], [1, 1, 1, 1], "FLOAT")
     for graph in graphs:
-        checked = graph["checked"]
-        # measured here: no GPU driver, so libcudnn's own validation cannot run for these graphs
-        assert checked["validate"].startswith(("passed", "partly: the frontend's shape inference")), checked
-        if checked["validate"].startswith("partly"):
-            assert checked["build_operation_graph"].startswith("not run"), checked
+        _validated(graph)
 
 
-def test_norm_ir_checks_run_before_the_driver_is_needed():
-    """A malformed normalization graph fails validate() in the frontend's own checks, before
-    the lowering that needs the driver: so a 'partly' verdict means those checks passed."""
+def test_libcudnn_rejects_a_norm_graph_the_frontend_accepts():
+    """build_operation_graph() is libcudnn's own check, not a formality: a scale of one value
+    per row instead of per column passes the frontend's validate() and is refused there."""
     import cudnn
 
-    from thunder_executor_cudnn.aot import driver_missing
+    from thunder_executor_cudnn.devices import properties
 
-    g = cudnn.pygraph(io_data_type=cudnn.data_type.BFLOAT16, intermediate_data_type=cudnn.data_type.FLOAT,
-                      compute_data_type=cudnn.data_type.FLOAT, sm_version=90)
-    x = g.tensor(name="x", dim=[8, 16, 1, 1], stride=[16, 1, 16, 16], data_type=cudnn.data_type.BFLOAT16)
-    w = g.tensor(name="w", dim=[], stride=[], data_type=cudnn.data_type.BFLOAT16)  # no dims: malformed
+    device, why = properties(90)
+    assert device is not None, why
+    f32, bf16 = cudnn.data_type.FLOAT, cudnn.data_type.BFLOAT16
+    g = cudnn.pygraph(io_data_type=bf16, intermediate_data_type=f32, compute_data_type=f32, sm_version=90,
+                      device_property=device)
+    x = g.tensor(name="x", dim=[8, 64, 1, 1], stride=[64, 1, 64, 64], data_type=bf16)
+    w = g.tensor(name="w", dim=[8, 64, 1, 1], stride=[64, 1, 64, 64], data_type=bf16)  # should be (1, 64, 1, 1)
     y, _ = g.rmsnorm(name="rms", norm_forward_phase=cudnn.norm_forward_phase.INFERENCE, input=x, scale=w, bias=None,
-                     epsilon=g.tensor_scalar(1e-5, cudnn.data_type.FLOAT))
+                     epsilon=g.tensor_scalar(1e-5, cudnn.scalar_type.RUNTIME_PARAM))
     y.set_output(True)
-    with pytest.raises(Exception) as e:
-        g.validate()
-    assert not driver_missing(e.value), e.value
+    g.validate()
+    with pytest.raises(RuntimeError, match="CUDNN_STATUS_NOT_SUPPORTED"):
+        g.build_operation_graph()
+
+
+def test_device_descriptions_load_without_a_driver():
+    """The pinned libcudnn makes every target's device description here (no GPU, no driver),
+    and reads back what it was given."""
+    from thunder_executor_cudnn.devices import DEVICES, properties
+
+    for sm, description in DEVICES.items():
+        device, why = properties(sm)
+        assert device is not None, f"sm_{sm}: {why}"
+        assert json.loads(device.serialize()) == description
 
 
 @pytest.mark.parametrize("target,sm", [("a100", 80), ("b200", 100)])
 def test_graphs_are_built_for_the_target_architecture(target, sm):
-    q, k, v = fake((2, 4, 64, 64), (2, 4, 64, 64), (2, 4, 64, 64))
-    p = plan(_attention(True, None), q, k, v, None, target=cheap_cudnn(target))
-    ((name, _),) = cudnn_regions(p).items()
-    (g,) = graphs_of(p, name)
-    assert g["sm_version"] == sm and f"for sm_{sm}" in p.artifacts[name][0].note
-    _validated(g)
+    from thunder_executor_cudnn.devices import DEVICES
+
+    q, k, v = fake((2, 4, 64, 64), (2, 4, 64, 64), (2, 4, 64, 64), requires_grad=True)
+    x, w, bias = fake((4, 16, 64), (64,), (64,), requires_grad=True)
+
+    def f(q, k, v, x, w, bias):
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True), F.layer_norm(x, (64,), w, bias), \
+            F.rms_norm(x, (64,), w)
+
+    p = plan(f, q, k, v, x, w, bias, target=cheap_cudnn(target))
+    ids = sorted(r.bsyms[0].sym.id for r in cudnn_regions(p).values())
+    assert ids == sorted(f"ltorch.{s}" for s in ("scaled_dot_product_attention", "sdpa_backward", "layer_norm",
+                                                  "layer_norm_backward", "rms_norm", "rms_norm_backward")), ids
+    for name in cudnn_regions(p):
+        for g, artifact in zip(graphs_of(p, name), p.artifacts[name]):
+            assert g["sm_version"] == sm and f"for sm_{sm}" in artifact.note
+            assert DEVICES[sm]["deviceName"] in g["checked"]["build_operation_graph"]
+            _validated(g)
+
+
+def test_without_a_device_description_the_record_says_why(monkeypatch):
+    """With a libcudnn that makes no device description here (9.27+ without a driver), the
+    graphs lower on a cuDNN handle, which needs the driver: the record says what ran and why
+    the rest did not, instead of failing the plan."""
+    import cudnn
+
+    from thunder_executor_cudnn import devices, graphs
+    from thunder_executor_cudnn.aot import check
+    from thunder_executor_cudnn.specs import Attention, Norm
+
+    try:
+        cudnn.create_handle()
+        pytest.skip("this machine has the NVIDIA driver: graphs lower on a handle")
+    except RuntimeError:
+        pass
+    monkeypatch.setattr(devices, "properties", lambda sm: (None, "libcudnn 9.28.1 cannot load ... (test)"))
+    graphs._steps.cache_clear()
+    try:
+        (norm,) = graphs.steps(Norm("rms_norm", False, 8, 64, torch.bfloat16, 1e-5), 90, aot=True)
+        (attention,) = graphs.steps(Attention(False, 2, 4, 64, 64, 64, 64, torch.bfloat16, True, 0.125), 90, aot=True)
+        for step, validated in ((norm, "partly: the frontend's shape inference"), (attention, "passed (the frontend")):
+            checked = check(step)
+            assert checked["validate"].startswith(validated), checked
+            assert checked["build_operation_graph"].startswith("not run: lowering to libcudnn with a cuDNN handle (no "
+                                                               "device description could be made: libcudnn 9.28.1"), checked
+            assert "needs the NVIDIA driver" in checked["build_operation_graph"]
+    finally:
+        graphs._steps.cache_clear()  # the next tests' graphs carry device descriptions again

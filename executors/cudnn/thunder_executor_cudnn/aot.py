@@ -1,13 +1,19 @@
 """Ahead-of-time artifacts for ``tc.plan``: each claimed region's graphs, built for the
-target's architecture, validated and lowered to their operation graphs as far as this
-machine allows, with what was not checked stated.
+target's architecture with its device description (:mod:`.devices`), validated and lowered
+to libcudnn's operation graphs, with what was not checked stated.
 
-Measured with nvidia-cudnn-frontend 1.32 and libcudnn 9.28 on a machine without a GPU or
-driver: attention graphs pass ``validate()`` (the frontend's own SDPA validator: cuDNN's
-graph-semantic rules) and ``build_operation_graph()``. Normalization graphs have no such
-validator: ``validate()`` runs the frontend's shape inference and tensor checks, then lowers
-the graph to libcudnn, which needs a cuDNN handle and so the NVIDIA driver. Execution plans,
-support checks and plan builds need a GPU for every graph.
+Measured with nvidia-cudnn-frontend 1.32 and libcudnn 9.26 on a machine without a GPU or
+driver, for attention and normalization graphs alike: ``validate()`` (the frontend's
+checks: its own Python validator for attention, its C++ node checks for normalizations)
+and ``build_operation_graph()`` in libcudnn pass. The frontend defers libcudnn's lowering
+of an attention graph to planning (one of its Python engines may serve it), so
+``graph.key()``, the backend's cache key, is what makes libcudnn lower and build it here.
+Execution plans and support checks need the device: libcudnn's engine compiler loads
+the driver (``libcuda.so.1``).
+
+Without a device description (libcudnn 9.27 or newer loads ``libcuda.so.1`` with its
+engines, so it makes none without a driver) the frontend lowers to libcudnn on a cuDNN
+handle, which needs the driver; then only the frontend's checks run, as the record says.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from .graphs import describe, steps
 from .library import sm_for, versions
 from .specs import spec_of
 
-NOT_RUN = "not run: needs a GPU and its driver"
+NOT_RUN = "not run: needs a GPU and its driver (libcudnn's engine compiler loads libcuda.so.1)"
 
 
 def driver_missing(e: BaseException) -> bool:
@@ -29,28 +35,29 @@ def driver_missing(e: BaseException) -> bool:
 
 
 def check(step) -> dict:
-    """Validate ``step``'s graph and build its operation graph, as far as this machine allows
-    (once per graph); what passed, and what was not run and why. A graph cuDNN rejects raises
-    (``cudnn.cudnnGraphNotSupportedError`` or ``ValueError``)."""
+    """Validate ``step``'s graph and have libcudnn build its operation graph, as far as this
+    machine allows (once per graph); what passed, and what was not run and why. A graph cuDNN
+    rejects raises (``cudnn.cudnnGraphNotSupportedError``, ``ValueError`` or ``RuntimeError``)."""
     if step.checked is not None:
         return step.checked
-    g = step.graph
+    g, stage = step.graph, "validate"
     try:
         g.validate()
+        stage = "lower"
+        g.build_operation_graph()
+        key = g.key()  # lowers what the frontend deferred (attention): libcudnn builds its operation graph
     except Exception as e:  # noqa: BLE001
         if not driver_missing(e):
             raise
+        why = f"lowering to libcudnn with {step.lowering} needs the NVIDIA driver, absent here ({type(e).__name__})"
         step.checked = {
-            "validate": ("partly: the frontend's shape inference and tensor checks passed; lowering the graph to "
-                         f"libcudnn needs the NVIDIA driver, absent here ({type(e).__name__})"),
-            "build_operation_graph": NOT_RUN, "execution_plans": NOT_RUN, "check_support": NOT_RUN}
+            "validate": "passed (the frontend's validator)" if stage == "lower" else
+                        f"partly: the frontend's shape inference and tensor checks passed; {why}",
+            "build_operation_graph": f"not run: {why}", "execution_plans": NOT_RUN, "check_support": NOT_RUN}
         return step.checked
-    g.build_operation_graph()
-    lowered = getattr(g, "_lowered_graph", None) is not None
-    by = ("libcudnn validated and lowered it" if lowered else
-          "checked by the frontend's own validator (cuDNN's graph-semantic rules); libcudnn sees the graph only when "
-          "execution plans are created")
-    step.checked = {"validate": f"passed ({by})", "build_operation_graph": "passed",
+    step.checked = {"validate": "passed",
+                    "build_operation_graph": f"passed: libcudnn lowered the graph, with {step.lowering}, and built "
+                                             f"its operation graph (backend key {key})",
                     "execution_plans": NOT_RUN, "check_support": NOT_RUN}
     return step.checked
 
@@ -64,7 +71,7 @@ def artifacts(region, profile):
         spec = spec_of(b)
         if isinstance(spec, str):
             continue
-        for step in steps(spec, sm):
+        for step in steps(spec, sm, aot=True):
             checked = check(step)
             content = {**describe(step), "sm_version": sm, "checked": checked, "library": versions()}
             passed = [k for k, v in checked.items() if v.startswith("passed")]

@@ -16,6 +16,10 @@ Roles (``"q"``, ``"dO"``, ``"mean"``...) name each graph's non-virtual tensors; 
 lowering binds torch tensors to them. Strides default to the row-major ones of the spec's
 shapes; the run-time lowering passes the strides of the tensors it is given (attention
 inputs need a unit stride on the head dim only).
+
+Graphs built ahead of time (``aot=True``, for ``tc.plan``) carry the target's device
+description (:mod:`.devices`), so libcudnn can lower them without a GPU; graphs built at
+run time lower on the current device's cuDNN handle.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import functools
 import math
 from dataclasses import dataclass, field
 
+from . import devices
 from .library import cudnn, data_type
 from .specs import Attention, Norm
 
@@ -39,23 +44,29 @@ class Step:
     constants: dict = field(default_factory=dict)  # role -> value of scalars baked in (eps)
     built: bool = False  # execution plans built (at run time, on a GPU)
     checked: dict | None = None  # what aot.check found (once per graph)
+    lowering: str = "a cuDNN handle on the current device"  # what libcudnn lowers the graph with
 
 
 def row_major(shape) -> tuple:
     return tuple(math.prod(shape[i + 1:]) for i in range(len(shape)))
 
 
-def _new_graph(name: str, dtype, sm: int):
-    c = cudnn()
-    return c.pygraph(name=name, io_data_type=data_type(dtype), intermediate_data_type=c.data_type.FLOAT,
-                     compute_data_type=c.data_type.FLOAT, sm_version=sm)
-
-
 class _Maker:
     """Declares a graph's tensors with their roles, dims, strides and dtypes."""
 
-    def __init__(self, name, dtype, sm, strides):
-        self.step = Step(name, _new_graph(name, dtype, sm))
+    def __init__(self, name, dtype, target, strides):
+        sm, aot = target
+        c, extra, lowering = cudnn(), {}, Step.lowering
+        if aot:
+            device, why = devices.properties(sm)
+            if device is not None:
+                extra = {"device_property": device}
+                lowering = f"the target's device description ({devices.description(sm)['deviceName']}, no device)"
+            else:
+                lowering = f"a cuDNN handle (no device description could be made: {why})"
+        graph = c.pygraph(name=name, io_data_type=data_type(dtype), intermediate_data_type=c.data_type.FLOAT,
+                          compute_data_type=c.data_type.FLOAT, sm_version=sm, **extra)
+        self.step = Step(name, graph, lowering=lowering)
         self.dtype, self.strides = dtype, strides or {}
 
     def input(self, role, shape, dtype=None):
@@ -66,9 +77,12 @@ class _Maker:
         return t
 
     def constant(self, role, value: float):
-        """A float32 scalar baked into the graph (pass-by-value: never bound at execution)."""
+        """A float32 scalar held by the graph (pass-by-value: the frontend passes it at every
+        execution; never bound by the caller)."""
         self.step.constants[role] = value
-        return self.step.graph.tensor_scalar(value, cudnn().data_type.FLOAT, name=role)
+        c = cudnn()
+        return self.step.graph.tensor_scalar(float(value), c.scalar_type.RUNTIME_PARAM, name=role).set_data_type(
+            c.data_type.FLOAT)  # what libcudnn gets for a Python float; the IR would show the io dtype
 
     def output(self, role, t, shape, dtype=None):
         t.set_output(True).set_dim(list(shape)).set_stride(list(self.strides.get(role, row_major(shape))))
@@ -79,10 +93,10 @@ class _Maker:
 
 # ---------------------------------------------------------------- attention
 
-def _sdpa_forward(spec: Attention, sm, strides, stats: bool) -> Step:
+def _sdpa_forward(spec: Attention, target, strides, stats: bool) -> Step:
     import torch
 
-    m = _Maker("sdpa_forward_stats" if stats else "sdpa_forward", spec.dtype, sm, strides)
+    m = _Maker("sdpa_forward_stats" if stats else "sdpa_forward", spec.dtype, target, strides)
     q, k, v = m.input("q", spec.q), m.input("k", spec.k), m.input("v", spec.v)
     bias = m.input("bias", spec.mask) if spec.mask is not None else None
     o, s = m.step.graph.sdpa(name="sdpa", q=q, k=k, v=v, bias=bias, generate_stats=stats, attn_scale=spec.scale,
@@ -93,10 +107,10 @@ def _sdpa_forward(spec: Attention, sm, strides, stats: bool) -> Step:
     return m.step
 
 
-def _sdpa_backward(spec: Attention, sm, strides) -> Step:
+def _sdpa_backward(spec: Attention, target, strides) -> Step:
     import torch
 
-    m = _Maker("sdpa_backward", spec.dtype, sm, strides)
+    m = _Maker("sdpa_backward", spec.dtype, target, strides)
     q, k, v = m.input("q", spec.q), m.input("k", spec.k), m.input("v", spec.v)
     o, do = m.input("o", spec.o), m.input("dO", spec.o)
     stats = m.input("stats", spec.stats, torch.float32)
@@ -117,14 +131,14 @@ def _norm_shapes(spec: Norm):
     return ((n, c, 1, 1), (c, 1, c, c)), ((1, c, 1, 1), (c, 1, c, c)), ((n, 1, 1, 1), (1, 1, 1, 1))
 
 
-def _norm_forward(spec: Norm, sm, training: bool) -> Step:
+def _norm_forward(spec: Norm, target, training: bool) -> Step:
     import torch
 
     c = cudnn()
     (xd, xs), (wd, ws), (sd, ss) = _norm_shapes(spec)
     phase = c.norm_forward_phase.TRAINING if training else c.norm_forward_phase.INFERENCE
     name = f"{spec.kind.replace('_', '')}_{'training' if training else 'inference'}"
-    m = _Maker(name, spec.dtype, sm, {"x": xs, "scale": ws, "bias": ws, "y": xs, "mean": ss, "inv_variance": ss})
+    m = _Maker(name, spec.dtype, target, {"x": xs, "scale": ws, "bias": ws, "y": xs, "mean": ss, "inv_variance": ss})
     x, w, eps = m.input("x", xd), m.input("scale", wd), m.constant("eps", spec.eps)
     if spec.kind == "layer_norm":
         bias = m.input("bias", wd)
@@ -142,11 +156,11 @@ def _norm_forward(spec: Norm, sm, training: bool) -> Step:
     return m.step
 
 
-def _norm_backward(spec: Norm, sm) -> Step:
+def _norm_backward(spec: Norm, target) -> Step:
     import torch
 
     (xd, xs), (wd, ws), (sd, ss) = _norm_shapes(spec)
-    m = _Maker(f"{spec.kind.replace('_', '')}_backward", spec.dtype, sm,
+    m = _Maker(f"{spec.kind.replace('_', '')}_backward", spec.dtype, target,
                {"dy": xs, "x": xs, "scale": ws, "mean": ss, "inv_variance": ss, "dx": xs, "dscale": ws, "dbias": ws})
     dy, x, w = m.input("dy", xd), m.input("x", xd), m.input("scale", wd)
     inv_var = m.input("inv_variance", sd, torch.float32)
@@ -166,22 +180,24 @@ def _norm_backward(spec: Norm, sm) -> Step:
 # ---------------------------------------------------------------- one cache for all
 
 @functools.lru_cache(maxsize=256)
-def _steps(spec, sm: int, strides: tuple) -> tuple:
+def _steps(spec, target: tuple, strides: tuple) -> tuple:
     strides = dict(strides)
     if isinstance(spec, Attention):
         if not spec.backward:
-            return (_sdpa_forward(spec, sm, strides, stats=False),)
-        return (_sdpa_forward(spec, sm, strides, stats=True), _sdpa_backward(spec, sm, strides))
+            return (_sdpa_forward(spec, target, strides, stats=False),)
+        return (_sdpa_forward(spec, target, strides, stats=True), _sdpa_backward(spec, target, strides))
     if not spec.backward:
-        return (_norm_forward(spec, sm, training=False),)
-    return (_norm_forward(spec, sm, training=True), _norm_backward(spec, sm))
+        return (_norm_forward(spec, target, training=False),)
+    return (_norm_forward(spec, target, training=True), _norm_backward(spec, target))
 
 
-def steps(spec, sm: int, strides: dict | None = None) -> tuple:
+def steps(spec, sm: int, strides: dict | None = None, *, aot: bool = False) -> tuple:
     """The graphs running ``spec`` on ``sm_<sm>``, built once per (spec, architecture,
-    strides): every transformer layer's attention of one shape shares them. ``strides``
-    (role -> strides) override the row-major ones for attention tensors."""
-    return _steps(spec, sm, tuple(sorted((strides or {}).items())))
+    strides, ``aot``): every transformer layer's attention of one shape shares them.
+    ``strides`` (role -> strides) override the row-major ones for attention tensors.
+    ``aot``: built ahead of time with the target's device description (for ``tc.plan``)
+    rather than for the current device (at run time)."""
+    return _steps(spec, (sm, aot), tuple(sorted((strides or {}).items())))
 
 
 def describe(step: Step) -> dict:

@@ -44,7 +44,7 @@ def cudnn():
 
 
 def versions() -> str:
-    """``"frontend 1.32.0, libcudnn 9.28.1"``."""
+    """``"cuDNN frontend 1.32.0, libcudnn 9.26.1"``."""
     c = cudnn()
     return f"cuDNN frontend {c.__version__}, libcudnn {c.backend_version_string()}"
 
