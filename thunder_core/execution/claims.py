@@ -17,7 +17,7 @@ consulted for every symbol of a region claim as well.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Iterable, Protocol, Sequence
 
 #: ``checker(bound_symbol) -> None | reason``: None accepts the call, a string declines it
@@ -45,7 +45,7 @@ class Region:
     inputs: tuple
     outputs: tuple
     name: str = ""
-    example_inputs: tuple | None = None
+    example_inputs: tuple | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
