@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import itertools
 import os
+import time
 import types
 import warnings
 from dataclasses import dataclass
@@ -110,10 +111,16 @@ class JittedFunction:
         return cap, traces, epilogue, epilogue_source
 
     def _compile_and_run(self, args, kwargs):
-        from .execution.tiered import first_call
+        from .execution.autograd_runtime import AutogradRunner
+        from .execution.tiered import defer_compiles, first_call
 
+        t0 = time.perf_counter()
         with first_call():  # compiles queued by this call start when it returns
-            return self._compile_and_run_now(args, kwargs)
+            out = self._compile_and_run_now(args, kwargs)
+        runner = self._last.computation
+        if isinstance(runner, AutogradRunner) and self._last.tiered:  # ... or after its first backward
+            _after_first_backward(runner, defer_compiles(max(1.0, 2 * (time.perf_counter() - t0))))
+        return out
 
     def _compile_and_run_now(self, args, kwargs):
         self.misses += 1
@@ -183,6 +190,21 @@ class JittedFunction:
         runner = AutogradRunner(fwd.callable(), bwd.callable(boxed=True), s, joint)
         return (runner, [s.joint, s.forward, fwd.trace], [s.backward, bwd.trace], lowered.owner, lowered.explanation,
                 tiered)
+
+
+def _after_first_backward(runner, token):
+    """Release the compiles deferred for ``runner``'s first backward when it has run."""
+    from .execution.tiered import release_compiles
+
+    backward = runner.backward
+
+    def first(saved):
+        runner.backward = backward
+        try:
+            return backward(saved)
+        finally:
+            release_compiles(token)
+    runner.backward = first
 
 
 @dataclass

@@ -173,3 +173,19 @@ def test_without_a_fallback_executor_the_first_call_waits_for_the_compile(fail):
         torch.testing.assert_close(jf(x, y), x * y + x)
         t = _region(jf)
         assert t.state == "compiled" and t.per_op_calls == 0 and slow.seen[0][0] == threading.current_thread().name
+
+
+def test_background_compiles_wait_for_the_first_calls_backward():
+    """The first training call's backward runs after the call returns; its compiles (which
+    share the GIL) are deferred until it has run."""
+    from thunder_core.execution import tiered
+
+    slow = Slow()
+    slow.release.set()
+    jf = tc.jit(f, executors=[slow.ex, "torch"])
+    x, y = (torch.randn(3, 4, requires_grad=True) for _ in range(2))
+    out = jf(x, y)
+    assert len(tiered._WORKER.deferred) == 1
+    out.sum().backward()
+    assert not tiered._WORKER.deferred
+    assert tc.wait_for_compiles(30) and all(t.state == "compiled" for t in jf._last.tiered)

@@ -21,7 +21,8 @@ queued compiles are dropped and the one running is waited for (a daemon thread s
 torch's C++ code when the interpreter finalizes aborts the process: measured).
 The compile thread shares the GIL with the program: while it compiles, Python-heavy calls on
 the main thread run slower (~1.8x, measured), but no call waits for it; no compile starts while
-a jitted function's first call (tracing, lowering, its first run) is in progress.
+a jitted function's first call (tracing, lowering, its first run) is in progress, nor until its
+first backward has run (at most twice the first call's time, or 1 s, later).
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ import time
 
 import torch
 
-__all__ = ["TieredRegion", "wait_for_compiles", "pending_compiles", "cancel_queued", "first_call"]
+__all__ = ["TieredRegion", "wait_for_compiles", "pending_compiles", "cancel_queued", "first_call", "defer_compiles",
+           "release_compiles"]
 
 
 class _Worker:
@@ -47,7 +49,29 @@ class _Worker:
         self.busy = 0          # jobs queued or running
         self.held = 0          # first calls in progress: compiles wait for them (they share the GIL)
         self.holders: dict = {}  # thread id -> first calls it is in
+        self.deferred: dict = {}  # token -> deadline (time.monotonic()): a first call's backward to come
         self.thread = None
+
+    def defer(self, seconds: float):
+        """Hold compiles until ``release(token)`` or for ``seconds`` at most (a first call's
+        backward, which the program may never run); returns the token."""
+        token = object()
+        with self.cond:
+            self.deferred[token] = time.monotonic() + seconds
+        return token
+
+    def release(self, token):
+        with self.cond:
+            if self.deferred.pop(token, None) is not None:
+                self.cond.notify_all()
+
+    def _deferred_for(self):
+        """Seconds until the last deferral still in force ends (0: none)."""
+        now = time.monotonic()
+        for t, deadline in list(self.deferred.items()):
+            if deadline <= now:
+                del self.deferred[t]
+        return max(self.deferred.values(), default=now) - now
 
     @contextlib.contextmanager
     def hold(self):
@@ -79,8 +103,11 @@ class _Worker:
     def _run(self):
         while True:
             with self.cond:
-                while not self.queue or self.held:
-                    self.cond.wait()
+                while True:
+                    left = self._deferred_for()
+                    if self.queue and not self.held and not left:
+                        break
+                    self.cond.wait(left or None)
                 job = self.queue.popleft()
             try:
                 job()
@@ -133,6 +160,16 @@ def wait_for_compiles(timeout: float | None = None) -> bool:
 def first_call():
     """Context of a jitted function's compile and first run: background compiles start after it."""
     return _WORKER.hold()
+
+
+def defer_compiles(seconds: float):
+    """Hold background compiles until ``release_compiles(token)`` or ``seconds`` passed (the
+    backward of a first call: it runs after the call returns, and shares the GIL too)."""
+    return _WORKER.defer(seconds)
+
+
+def release_compiles(token) -> None:
+    _WORKER.release(token)
 
 
 def pending_compiles() -> int:
