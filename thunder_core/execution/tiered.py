@@ -36,8 +36,7 @@ import time
 
 import torch
 
-__all__ = ["TieredRegion", "wait_for_compiles", "pending_compiles", "cancel_queued", "first_call", "defer_compiles",
-           "release_compiles"]
+__all__ = ["TieredRegion", "wait_for_compiles", "cancel_queued", "first_call", "defer_compiles", "release_compiles"]
 
 
 class _Worker:
@@ -170,11 +169,6 @@ def defer_compiles(seconds: float):
 
 def release_compiles(token) -> None:
     _WORKER.release(token)
-
-
-def pending_compiles() -> int:
-    """Background compiles queued or running now."""
-    return _WORKER.busy
 
 
 def _compile_lock():
