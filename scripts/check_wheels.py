@@ -8,7 +8,8 @@ usage: python check_wheels.py ROOT DIST DIR [DIR ...]   (DIRs: each distribution
 2. The installed distributions are imported from site-packages, not from ROOT.
 3. ``python -m thunder_core doctor`` lists every thunder_core plugin with no problem.
 4. Smoke test: tc.jit with the default executors matches eager; tc.plan for an H100 with
-   fake cuda inputs plans; extend's public names resolve.
+   fake cuda inputs plans; extend's public names resolve; a collective in a jitted function
+   is recorded by thunder-distributed (a gloo group of one process).
 5. A plugin wheel written for another plugin API, built and installed here, is refused with a
    warning naming both versions and what to upgrade, and makes no claims.
 """
@@ -76,11 +77,12 @@ def check_installed(root: pathlib.Path, declared: dict):
         for ep in eps:
             if found.get(ep, "").replace("_", "-") != name:
                 fail(f"the installed {name} does not register the thunder_core plugin {ep!r}")
-    # what must be plugins: the core's built-in plugin modules and each executor package's plugin module
+    # what must be plugins: the core's built-in modules that implement hooks (the others are their
+    # helpers, imported by them) and each executor package's plugin module
     targets = {ep.value for ep in installed}
     wanted = [f"thunder_core.builtin.{f.stem}" for f in sorted((root / "thunder_core" / "builtin").glob("*.py"))
-              if f.stem != "__init__"]
-    wanted += [f"{p.parent.name}.plugin" for p in sorted(root.glob("executors/*/*/plugin.py"))]
+              if f.stem != "__init__" and "hookimpl" in f.read_text()]
+    wanted += [f"{p.parent.name}.plugin" for d in ("executors", "plugins") for p in sorted(root.glob(f"{d}/*/*/plugin.py"))]
     lost = [m for m in wanted if m not in targets]
     if lost:
         fail(f"no installed thunder_core entry point loads {lost}: a plugin's entry point is missing")
@@ -110,6 +112,33 @@ def smoke():
         fx, fw = torch.randn(8, 16, device="cuda"), torch.randn(16, 16, device="cuda")
     plan = tc.plan(f, fx, fw, target="h100")
     print(f"ok  smoke: tc.jit matches eager; {plan!r}")
+    smoke_distributed()
+
+
+def smoke_distributed():
+    """thunder-distributed from its wheel: a collective in a jitted function is a symbol (one
+    process, a gloo group of one rank)."""
+    import torch
+    import torch.distributed as dist
+
+    import thunder_core as tc
+
+    def g(x):
+        y = x * 2
+        dist.all_reduce(y)
+        return y + 1
+
+    with tempfile.TemporaryDirectory() as tmp:
+        dist.init_process_group("gloo", init_method=f"file://{tmp}/store", rank=0, world_size=1)
+        try:
+            x = torch.randn(4)
+            jg = tc.jit(g)
+            torch.testing.assert_close(jg(x), g(x.clone()))
+            if "ltorch.dist_all_reduce_(" not in str(tc.last_traces(jg)[-1]):
+                fail(f"thunder-distributed did not record dist.all_reduce:\n{tc.last_traces(jg)[-1]}")
+        finally:
+            dist.destroy_process_group()
+    print("ok  smoke: dist.all_reduce in a jitted function is ltorch.dist_all_reduce_ (thunder-distributed)")
 
 
 MISMATCHED = '''

@@ -52,6 +52,12 @@ venv .venv "$py311"
   || .venv/bin/python -m pip install -q -c constraints.txt -e executors/cudnn
 # ----
 
+# ---- the distributed plugin (plugins/distributed): torch.distributed's collectives, DDP and FSDP2
+# under tc.jit; its tests spawn 2 ranks on gloo (CPU)
+.venv/bin/python -m pip install -q -c constraints.txt --no-build-isolation -e plugins/distributed 2>/dev/null \
+  || .venv/bin/python -m pip install -q -c constraints.txt -e plugins/distributed
+# ----
+
 echo "== Python 3.11: full suite"
 .venv/bin/python -m pytest -q "$@"
 
@@ -59,9 +65,9 @@ echo "== Python 3.11: full suite"
 echo "== Python 3.11: conformance kit: torch and inductor executors"
 conformance_plugin=$(.venv/bin/python -c "import importlib.metadata as m; print('' if any(e.name == 'thunder_conformance' for e in m.entry_points(group='pytest11')) else '-p thunder_core.testing.conformance.plugin')")
 .venv/bin/python -m pytest -q $conformance_plugin --pyargs thunder_core.testing.conformance \
-  --thunder-executor torch --thunder-ops "add,mul,div,exp,tanh,where,sum,amax,softmax"
+  --thunder-executor torch --thunder-ops "add,mul,div,exp,tanh,where,sum,amax,softmax,reshape,permute,cat,split,narrow,expand,flip,diagonal,roll,logaddexp,xlogy,special_i0e,nansum,aminmax,cummax"
 .venv/bin/python -m pytest -q $conformance_plugin --pyargs thunder_core.testing.conformance \
-  --thunder-executor inductor --thunder-ops "add,mul,exp,sum" --thunder-max-examples 5
+  --thunder-executor inductor --thunder-ops "add,mul,exp,sum,reshape,permute,cat,logaddexp,nansum" --thunder-max-examples 5
 echo "== Python 3.11: conformance kit: triton executor (its CPU interpreter, then planned for an H100)"
 TRITON_INTERPRET=1 .venv/bin/python -m pytest -q $conformance_plugin --pyargs thunder_core.testing.conformance \
   --thunder-executor triton --thunder-ops "add,mul,exp,tanh,softmax" --thunder-max-examples 5

@@ -96,6 +96,7 @@ class JittedFunction:
 
         cap = capture(self._target, args, kwargs, arg_names=self.arg_names, record_opaque_calls=self._record_opaque,
                       what=self.__qualname__, symbolic=self.cache == "symbolic values")
+        self._nested_options(cap)
         run_checkers(cap, self._sharp_levels)
         epilogue, epilogue_source, results = build_epilogue(cap, args, kwargs, cap.trace.output)
         if epilogue is not None:  # the computation returns what the epilogue needs; it returns the output
@@ -109,6 +110,27 @@ class JittedFunction:
                 verify(t)
             traces.append(t)
         return cap, traces, epilogue, epilogue_source
+
+    def _nested_options(self, cap):
+        """Jitted functions called inside are traced inline, as part of this compile: this jit's
+        executors and cache apply to them (noted for tc.explain where theirs differ); transforms
+        cannot apply to a part of a trace, so an inner jit's transforms must be this one's too."""
+        for n in cap.nested:
+            inner, name = n.jitted, getattr(n.jitted, "__qualname__", "a jitted function")
+            missing = [t for t, _ in inner._transforms if t not in {u for u, _ in self._transforms}]
+            if missing:
+                raise ValueError(f"{self.__qualname__} calls {name}, jitted with transforms {missing}, which {name} "
+                                 f"does not have itself: a jitted function called inside another is traced into the "
+                                 f"caller's trace, and a transform applies to a whole trace. Give the outer "
+                                 f"tc.jit these transforms too, or call {name} outside it.")
+            differs = [f"executors {[e.name for e in inner._executors]}"] if \
+                [e.name for e in inner._executors] != [e.name for e in self._executors] else []
+            differs += [f"cache={inner.cache!r}"] if inner.cache != self.cache else []
+            if differs and not any(name in note and "inline" in note for note in cap.notes):
+                cap.notes.append(f"{name} (a jitted function called inside) is traced inline into this compile, so "
+                                 f"its options ({', '.join(differs)}) are not used: this jit's are (executors "
+                                 f"{[e.name for e in self._executors]}, cache={self.cache!r}); its sharp-edge "
+                                 f"levels apply to what it does where they are stricter")
 
     def _compile_and_run(self, args, kwargs):
         from .execution.autograd_runtime import AutogradRunner
@@ -407,6 +429,8 @@ def explain(obj) -> str:
     text = str(entry.explanation)
     if entry.tiered:
         text += "\ntiers (regions of compiling executors):" + "".join(f"\n  {t.describe()}" for t in entry.tiered)
+    if entry.capture.notes:
+        text += "\nwhile tracing:" + "".join(f"\n  {note}" for note in entry.capture.notes)
     if frozen:
         text += "\nread once while tracing, the same on every call (sharp_edges opaque-call 'allow'):" + "".join(
             f"\n  {e.site[0]}:{e.site[1]}: {e.key}(...) = {e.value!r}" for e in frozen)

@@ -13,6 +13,7 @@ of torch functions that have no symbol become opaque symbols (ops/opaque.py).
 
 from __future__ import annotations
 
+import functools
 import linecache
 import os
 import types
@@ -26,7 +27,7 @@ from .frontend.provenance import ARG, ATTR, CALL, CELL, GLOBAL, ITEM, ITER, KWAR
 from .ir import NumberProxy, Proxy, TensorProxy, Trace, TracingError, tracing
 from .ir.printing import PRINTER_GLOBALS
 from .ir.proxies import is_valid_name, number_proxy, tensor_proxy
-from .user_errors import annotate
+from .user_errors import annotate, plugin_dirs
 # what a capture records (guard kinds, Guard, Capture) is defined with the guards; re-exported here
 from .guards.record import BOUND, EQUALS, IDENTITY, LENGTH, NO_HOOKS, SAME_AS, TENSOR, TYPE  # noqa: F401
 from .guards.record import PREDICATE, VALUES, Capture, Guard  # noqa: F401
@@ -47,6 +48,11 @@ _CALLABLE_TYPES = (types.FunctionType, types.BuiltinFunctionType, types.ModuleTy
                    types.MethodDescriptorType, types.ClassMethodDescriptorType)
 
 
+@functools.lru_cache(maxsize=1)
+def _library_dirs() -> tuple[str, ...]:
+    return (_TORCH_DIR, *plugin_dirs())
+
+
 class _CaptureTrace(Trace):
     """A trace whose ``current_source`` is the user's line the interpreter is executing."""
 
@@ -55,13 +61,15 @@ class _CaptureTrace(Trace):
     @property
     def current_source(self):
         """The innermost user frame's line: frames of torch's own Python code (nn.Linear's
-        forward, F.layer_norm...) are skipped so comments point at the user's model."""
+        forward, F.layer_norm...) and of installed plugins (the functions a lookaside
+        interprets in place of a library's) are skipped so comments point at the user's model."""
         I = self.interp
         if I is None or not I.frames:
             return None
+        library = _library_dirs()
         for f in reversed(I.frames):
             filename = f.info.code.co_filename
-            if not filename.startswith(_TORCH_DIR):
+            if not filename.startswith(library):
                 break
         inst = f.insts[f.ip - 1]
         filename, line, _ = inst.site
@@ -235,6 +243,14 @@ class _Recorder:
             if not _has_raw(x.values() if t is dict else x):
                 return x
             e = I.outside.get(id(x))
+            if e is None and (found := I.find_path(x)) is not None:
+                # a container inside an outside one (d["y"] of an argument d): entered, so its own
+                # items are found too
+                from .frontend import events as ev
+
+                container, key, prov = found
+                I.enter(x, prov, ev.READ_ITEM, I._current_inst(), key, container)
+                e = I.outside.get(id(x))
             if e is not None:  # an outside container handed to an op whole: its length is a guard
                 I.iterated.add(e[1])
             if t is dict:

@@ -24,11 +24,19 @@ What is here, by purpose:
   region in an execution trace);
 * cost: :class:`DeviceProfile`, :data:`PROFILES`, :func:`profile`, :class:`CostModel`;
 * ops: traits (:data:`TRAITS`, :func:`traits`, :func:`has_trait`), the symbol tables
-  (:func:`symbols`, :func:`prims`, :func:`torch_impls`, :func:`python_impls`), and the decorators that define ops
+  (:func:`symbols`, :func:`prims`, :func:`torch_impls`, :func:`python_impls`,
+  :func:`higher_order_impls`), and the decorators that define ops
   (:func:`torch_op`, :func:`prim`, the torch-style namespaces :data:`T` and :data:`F`);
 * the IR: :class:`Trace`, :class:`Symbol`, :class:`BoundSymbol`, :class:`Proxy`,
-  :class:`TensorProxy`, :class:`NumberProxy`, :func:`flat_proxies`;
+  :class:`TensorProxy`, :class:`NumberProxy`, :func:`flat_proxies`, :func:`tensor_proxy` (a new
+  tensor proxy named by the trace being built: what a meta function returns), :func:`subtraces` (the
+  sub-traces a higher-order bound symbol holds; docs/higher-order-ops.md);
 * sharp edges: :class:`SharpEdgeChecker`, :class:`SharpEdge`;
+* for lookasides (``thunder_core_lookasides``), what they may do to the call being traced
+  besides recording symbols: :func:`record_effect` (a call made on every call of the
+  compiled function, after its computation), :func:`read_state` (a fact of the process the
+  prologue checks on every call), :func:`substitute` (reads of an outside tensor give a
+  value of the trace); see ``thunder_core/lookaside_tools.py``;
 * helpers for implementations: :func:`tensor_leaves`, :func:`with_tensors`.
 
 Example (an executor running ``ltorch.add`` with its own function, declining float64)::
@@ -65,9 +73,11 @@ from .hookspecs import API_VERSION, hookimpl
 if TYPE_CHECKING:  # for readers and static tools; at run time these resolve lazily (below)
     from .execution.autograd_runtime import tensor_leaves, with_tensors
     from .execution.cost import CostModel
-    from .ir import BoundSymbol, NumberProxy, Proxy, Symbol, TensorProxy, Trace, flat_proxies
+    from .ir import BoundSymbol, NumberProxy, Proxy, Symbol, TensorProxy, Trace, flat_proxies, tensor_proxy
+    from .ir.trace import subtraces
     from .ir.traits import TRAITS, has_trait, traits
     from .ops.registry import F, T, prim, torch_op
+    from .lookaside_tools import read_state, record_effect, substitute
     from .plugins import PluginWarning, register, registry, unregister
     from .sharp_edges import SharpEdge, SharpEdgeChecker
 
@@ -85,6 +95,8 @@ _LAZY = {
     "TensorProxy": ("thunder_core.ir", "TensorProxy"),
     "NumberProxy": ("thunder_core.ir", "NumberProxy"),
     "flat_proxies": ("thunder_core.ir", "flat_proxies"),
+    "tensor_proxy": ("thunder_core.ir", "tensor_proxy"),
+    "subtraces": ("thunder_core.ir.trace", "subtraces"),
     "torch_op": ("thunder_core.ops.registry", "torch_op"),
     "prim": ("thunder_core.ops.registry", "prim"),
     "T": ("thunder_core.ops.registry", "T"),
@@ -97,6 +109,9 @@ _LAZY = {
     "PluginWarning": ("thunder_core.plugins", "PluginWarning"),
     "tensor_leaves": ("thunder_core.execution.autograd_runtime", "tensor_leaves"),
     "with_tensors": ("thunder_core.execution.autograd_runtime", "with_tensors"),
+    "record_effect": ("thunder_core.lookaside_tools", "record_effect"),
+    "read_state": ("thunder_core.lookaside_tools", "read_state"),
+    "substitute": ("thunder_core.lookaside_tools", "substitute"),
 }
 
 
@@ -136,6 +151,19 @@ def torch_impls():
     return MappingProxyType(TORCH_IMPLS)
 
 
+def higher_order_impls():
+    """``{symbol id: callable}`` running each higher-order symbol (``"higher_order.cond"``,
+    ``"higher_order.while_loop"``, ``"higher_order.scan"``...; see
+    ``thunder_core.ops.higher_order`` and docs/higher-order-ops.md) as Python control flow that
+    calls its sub-traces, read-only. The sub-traces arrive as compiled functions: the partitioner
+    has covered each with the executors' claims, so fusing executors fuse inside them. An
+    executor that runs whole traces (the torch executor) implements the symbols with these;
+    fusing executors leave them alone (they carry no op trait)."""
+    from .ops.higher_order import IMPLS
+
+    return MappingProxyType(IMPLS)
+
+
 def python_impls():
     """``{symbol id: callable}`` of the host primitives on Python numbers (``"prims.py_add"``:
     ``operator.add``; see ``thunder_core.ops.prims_number``), read-only. Symbolic numbers
@@ -151,6 +179,7 @@ __all__ = [
     "API_VERSION", "Artifact", "BoundSymbol", "Checker", "Claim", "ClaimContext", "ClaimFn", "CostModel",
     "DeviceProfile", "Executor", "F", "NumberProxy", "PROFILES", "PluginWarning", "Proxy", "Region",
     "SharpEdge", "SharpEdgeChecker", "Symbol", "T", "TRAITS", "TensorProxy", "Trace", "flat_proxies",
-    "has_trait", "hookimpl", "prim", "prims", "profile", "python_impls", "region_callable", "region_key", "region_of", "register",
-    "registry", "symbols", "tensor_leaves", "torch_impls", "torch_op", "traits", "unregister", "with_tensors",
+    "has_trait", "higher_order_impls", "hookimpl", "prim", "prims", "profile", "python_impls", "read_state",
+    "record_effect", "region_callable", "region_key", "region_of", "register", "registry", "substitute", "subtraces",
+    "symbols", "tensor_leaves", "tensor_proxy", "torch_impls", "torch_op", "traits", "unregister", "with_tensors",
 ]  # sorted; tests/execution/test_sdk.py pins it

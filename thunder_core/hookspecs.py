@@ -80,6 +80,18 @@ def thunder_core_executors() -> list:
     ``executors=None`` leaves it out. The walk-through, a complete fusing executor:
     ``docs/writing-an-executor.md``.
 
+    **Higher-order symbols** (``higher_order.cond``, ``higher_order.while_loop``,
+    ``higher_order.scan``, ``higher_order.autograd_function``...; tag ``"higher-order"``, no op
+    trait) hold functions as sub-traces: closed :class:`~thunder_core.extend.Trace` values
+    among their keyword arguments (``thunder_core.extend.subtraces(bsym)``). The partitioner
+    covers every sub-trace on its own first, with the same executors, so ``claim`` is called on
+    the bound symbols of a branch or a loop body like on any list, and fuses inside it. The
+    higher-order symbol itself is run by an executor implementing it (the torch executor, with
+    ``higher_order_impls()``: Python control flow calling the sub-traces, which arrive as
+    compiled functions in its keyword arguments). A fusing executor needs nothing: without a
+    trait it is never part of a region; to make it, an executor lists it in ``implementations``.
+    See docs/higher-order-ops.md.
+
     **Example** (``ltorch.add`` on float32 tensors, and runs of elementwise torch-level
     symbols as regions)::
 
@@ -135,7 +147,14 @@ def thunder_core_lookasides() -> dict:
     A replacement may re-enter the interpreter (``interpreter.call(fn, args, kwargs)``
     interprets ``fn``), record symbols (call them: they record into the trace being built),
     or compute a value natively. ``interpreter.provenance(obj)`` says where an outside
-    object came from; ``interpreter.recorder.guard(prov, kind, value)`` adds a guard.
+    object came from; ``interpreter.recorder.guard(prov, kind, value)`` adds a guard. What
+    happens natively in a replacement happens once, while tracing; for what must happen on
+    every call, ``thunder_core.extend`` has ``record_effect(interpreter, fn, *args)`` (a call
+    made by the compiled function after its computation, a library's bookkeeping),
+    ``read_state(interpreter, fn, *args)`` (a fact of the process the prologue checks, such
+    as a rank) and ``substitute(interpreter, tensor, proxy)`` (reads of an outside tensor give
+    a value of the trace). The thunder-distributed plugin (``plugins/distributed``) uses all
+    three.
 
     **Example** (a library's timing helper, ``mylib.timed(fn, *args, **kwargs)``, traced as
     the call of ``fn`` it wraps: a clock read while tracing would be frozen into the trace)::
@@ -230,6 +249,15 @@ def thunder_core_transforms() -> dict:
         tests. The returned trace must compute the same outputs from the same inputs.
         Derive it from the given one (``trace.derive(bound_symbols=...)``) rather than
         editing that one in place.
+
+    A trace may hold higher-order bound symbols, whose sub-traces (closed traces among their
+    keyword arguments, ``thunder_core.extend.subtraces(bsym)``) are functions the symbol runs.
+    A transform either handles them (transforms each sub-trace as a trace of its own and
+    records ``bsym.replace(kwargs={**bsym.kwargs, name: new_subtrace})``), leaves them alone
+    when its rewrite does not concern what they compute, or raises naming the symbol it cannot
+    handle (never drop or rewrite one silently). The core's own passes: autograd
+    differentiates them by their VJP rules (a cond of the branches' VJPs...), dead-code
+    elimination keeps or drops one whole, the partitioner partitions each sub-trace.
 
     **Example** (a transform that changes nothing, under a name)::
 

@@ -76,8 +76,23 @@ def _check_level(level):
         raise ValueError(f"sharp_edges level {level!r} is not one of {', '.join(map(repr, LEVELS))}.")
 
 
+def stricter(inner: dict[str, str], outer: dict[str, str]) -> dict[str, str]:
+    """The levels of ``inner`` that are stricter than ``outer``'s (``"error"`` over ``"warn"``
+    over ``"allow"``)."""
+    return {k: lv for k, lv in inner.items() if LEVELS.index(lv) > LEVELS.index(outer.get(k, "allow"))}
+
+
 def run_checkers(capture, levels: dict[str, str]) -> None:
-    """Warn or raise for what the enabled checkers find in ``capture``."""
+    """Warn or raise for what the enabled checkers find in ``capture``; for what a nested
+    jitted function traced inline read and wrote, each checker at the stricter of the two levels."""
+    _run(capture, levels)
+    for n in getattr(capture, "nested", ()):
+        more = stricter(n.jitted._sharp_levels, levels)
+        if more:
+            _run(n.view(capture), more)
+
+
+def _run(capture, levels: dict[str, str]) -> None:
     found = checkers()
     for name, level in levels.items():
         if level == "allow":

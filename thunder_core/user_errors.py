@@ -9,6 +9,9 @@ program raises itself are left exactly as CPython raises them.
 
 from __future__ import annotations
 
+import functools
+import importlib.metadata
+import importlib.util
 import os
 import site
 import sysconfig
@@ -20,8 +23,25 @@ _LIBRARIES = tuple(os.path.abspath(p) + os.sep for p in {
     sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]} if p)
 
 
+@functools.lru_cache(maxsize=None)
+def plugin_dirs() -> tuple[str, ...]:
+    """Package directories of the installed thunder_core plugins (entry points of the
+    ``thunder_core`` group, wherever they are installed, editable ones included): their code
+    is library code, never the user's (a plugin's lookaside may interpret its own functions)."""
+    dirs = []
+    for ep in importlib.metadata.entry_points(group="thunder_core"):
+        top = ep.value.split(":")[0].split(".")[0]
+        try:
+            spec = importlib.util.find_spec(top)
+        except (ImportError, ValueError):
+            continue
+        if top != "thunder_core" and spec is not None:
+            dirs += [os.path.abspath(loc) + os.sep for loc in spec.submodule_search_locations or ()]
+    return tuple(dirs)
+
+
 def _ours(filename: str) -> bool:
-    return filename.startswith(_CORE) or "thunder_executor_" in filename
+    return filename.startswith(_CORE) or "thunder_executor_" in filename or filename.startswith(plugin_dirs())
 
 
 def is_user_file(filename: str) -> bool:

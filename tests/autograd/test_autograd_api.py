@@ -244,14 +244,26 @@ def test_module_parameters_get_gradients_and_optimizer_step_works():
 
 
 def test_opaque_ops_are_differentiated_by_pytorch_autograd_for_that_op():
-    def f(x, y):
-        return torch.cdist(x, y).sum() + torch.special.i0e(x).sum()
+    def f(x, y):  # (aten operators called directly are outside the op language: opaque)
+        return torch.ops.aten._cdist_forward.default(x, y, 2.0, None).sum() + torch.ops.aten.special_i0e(x).sum()
 
     x, y = leaves((3, 4), (5, 4), dtype=torch.float64)
     jf = tc.jit(f)
     assert torch.autograd.gradcheck(jf, (x, y))
     bwd = str(tc.last_backward_traces(jf)[-1])
-    assert "vjp_of='opaque.torch_cdist'" in bwd and "vjp_of='opaque.torch_special_special_i0e'" in bwd
+    assert bwd.count("autograd.torch_vjp(") == 2 and bwd.count("vjp_of='opaque.") == 2, bwd
+
+
+def test_library_ops_run_whole_are_differentiated_by_pytorch_autograd_for_that_op():
+    def f(x, y):
+        return torch.cdist(x, y).sum() + torch.linalg.det(x[:, :3]) + torch.special.i1(x).sum()
+
+    x, y = leaves((3, 4), (5, 4), dtype=torch.float64)
+    jf = tc.jit(f)
+    assert torch.autograd.gradcheck(jf, (x, y))
+    bwd = str(tc.last_backward_traces(jf)[-1])
+    assert all(f"vjp_of='ltorch.{n}'" in bwd for n in ("cdist", "linalg_det", "special_i1")), bwd
+    assert "opaque" not in str(tc.last_traces(jf)[0])
 
 
 def test_a_plugin_rule_is_used_while_registered():
@@ -383,7 +395,9 @@ def test_custom_autograd_function_keeps_its_own_backward():
     want = grads_of(f, [x, w], lambda out: out)
     for g, e in zip(got, want):
         torch.testing.assert_close(g, e)
-    assert "_ScaledGrad_apply" in str(tc.last_traces(jf)[-1])
+    # forward and backward traced: one higher-order call, the user's backward in the backward trace
+    assert "name='_ScaledGrad'" in str(tc.last_traces(jf)[-1])
+    assert "ctx.scale * (g * w + g_sum)" in str(tc.last_backward_traces(jf)[-1])
     with torch.no_grad():
         torch.testing.assert_close(jf(x, w), f(x, w))
 

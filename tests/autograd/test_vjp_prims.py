@@ -110,6 +110,14 @@ SAMPLES = [
     S("take", r(4, 3), idx([0, 2, 2]), dim=0), S("take", r(2, 3), idx([1, 1, 0, 2]), dim=1),
     S("gather", r(3, 4), idx([[0, 1, 2, 0], [2, 2, 0, 1]]), dim=0),
     S("scatter_add", r(3, 4), idx([[0, 1, 2], [2, 1, 0]]), r(2, 3), dim=0),
+    S("scatter_reduce", r(3, 4), idx([[0, 1, 2], [0, 1, 0]]), r(2, 3), dim=0, reduce="amax"),
+    S("scatter_reduce", r(2, 4), idx([[0, 0, 3], [1, 3, 3]]), r(2, 3), dim=1, reduce="amin"),
+    # ties: an element of the target equal to the maximum, and two equal sources: the gradient is shared
+    S("scatter_reduce", t([[2.0, 1.0, 0.0]]), idx([[0, 0, 1, 1]]), t([[2.0, -1.0, 3.0, 3.0]]), dim=1, reduce="amax"),
+    S("scatter_reduce", r(3, 4), idx([[0, 1, 2], [0, 1, 0]]), r(2, 3), dim=0, reduce="prod"),
+    # products with zeros: one zero in a slot (its gradient is the product of the others), two, one in the target
+    S("scatter_reduce", t([[1.5, 0.0, 2.0]]), idx([[0, 0, 1, 2, 2]]), t([[0.0, 3.0, 2.0, 0.0, 0.0]]), dim=1,
+      reduce="prod"),
     S("sum", r(2, 3, 4), dims=(0, 2)), S("sum", r(2, 3), dims=()), S("sum", r(2, 3), dims=(0, 1)),
     S("prod", t([[1.5, 0.0, 2.0], [0.0, -1.0, 0.0], [0.5, 2.0, -3.0]]), dims=(1,)),  # one zero, two zeros, none
     S("prod", t([[1.5, 0.0, 2.0], [3.0, -1.0, 0.5]]), dims=(0, 1)), S("prod", r(2, 3), dims=(0,)),

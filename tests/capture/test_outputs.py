@@ -205,6 +205,32 @@ def test_fresh_object_written_on_every_call():
     del Reg.last
 
 
+class Active:
+    current = None
+    marker = "kept"
+
+
+def test_class_attributes_set_restored_and_deleted_as_in_eager():
+    # DistributedDataParallel's _inside_ddp_forward: a class attribute set for the duration of
+    # the forward and restored after; and one deleted, then made again
+    def f(x):
+        old = Active.current
+        Active.current = "inside"
+        try:
+            y = x * 2
+        finally:
+            Active.current = old
+        del Active.marker
+        Active.marker = "made again"
+        return y
+
+    jf = tc.jit(f)
+    for _ in range(2):
+        torch.testing.assert_close(jf(torch.ones(2)), torch.full((2,), 2.0))
+        assert Active.current is None and Active.marker == "made again"
+        Active.marker = "kept"
+
+
 class Layer:
     def __init__(self):
         self.initialized = False

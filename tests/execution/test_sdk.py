@@ -18,8 +18,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 PUBLIC = ["API_VERSION", "Artifact", "BoundSymbol", "Checker", "Claim", "ClaimContext", "ClaimFn", "CostModel",
           "DeviceProfile", "Executor", "F", "NumberProxy", "PROFILES", "PluginWarning", "Proxy", "Region",
           "SharpEdge", "SharpEdgeChecker", "Symbol", "T", "TRAITS", "TensorProxy", "Trace", "flat_proxies",
-          "has_trait", "hookimpl", "prim", "prims", "profile", "python_impls", "region_callable", "region_key", "region_of", "register",
-          "registry", "symbols", "tensor_leaves", "torch_impls", "torch_op", "traits", "unregister",
+          "has_trait", "higher_order_impls", "hookimpl", "prim", "prims", "profile", "python_impls", "read_state",
+          "record_effect", "region_callable", "region_key", "region_of", "register", "registry", "substitute",
+          "subtraces", "symbols", "tensor_leaves", "tensor_proxy", "torch_impls", "torch_op", "traits", "unregister",
           "with_tensors"]
 
 
@@ -47,7 +48,7 @@ PLUGIN_API = {"thunder_core.extend"}
 TEST_API = PLUGIN_API | {"thunder_core", "thunder_core.examples.models"}
 
 
-@pytest.mark.parametrize("where", ["executors", "tests/plugins", "docs/examples"])
+@pytest.mark.parametrize("where", ["executors", "plugins", "tests/plugins", "docs/examples"])
 def test_plugins_import_nothing_of_the_core_but_extend(where):
     files = sorted((ROOT / where).rglob("*.py"))
     assert files

@@ -124,3 +124,14 @@ def test_read_back_of_own_write_is_not_an_outside_read():
     r, I = run(f)
     assert r == [1] and I.provenance(r) is None
     assert not [e for e in I.events if e.kind == ev.READ_ATTR and e.key == "extra"]
+
+
+PROXY = __import__("types").MappingProxyType({"p": Box(5), "q": Box(6)})
+
+
+def test_items_of_an_outside_mappingproxy():
+    # (its views are dict views: their items come from the proxy itself, not dict.items)
+    def f():
+        return [(k, b.n) for k, b in PROXY.items()], [b.n for b in PROXY.values()], list(PROXY.keys())
+
+    assert run(f)[0] == f()

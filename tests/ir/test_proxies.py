@@ -28,6 +28,15 @@ def test_metadata_queries():
         len(make(shape=()))
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int64, torch.bool, torch.complex64])
+def test_storage_metadata_is_eager_s(dtype):
+    # what allocation-minded library code reads (FSDP2's pre-forward hook reads itemsize)
+    real = torch.empty((3, 5), dtype=dtype)
+    t = make(shape=(3, 5), dtype=dtype)
+    assert (t.itemsize, t.element_size(), t.nbytes, t.nelement()) == \
+        (real.itemsize, real.element_size(), real.nbytes, real.nelement())
+
+
 def test_print_hash_and_frozen():
     a, b = make("t0"), make("t1")
     assert str(a) == repr(a) == "t0"

@@ -31,6 +31,13 @@ SAMPLES.update({
     "gelu": _PLAIN + [((a,), dict(approximate="tanh")) for a in _INPUTS] + [((A(),), dict(approximate="exact"))],
     "softplus": _PLAIN + [((A(), 3.0, 5.0), {}), ((A(),), dict(beta=0.5)), ((A((5,), BF16), 2.0, 4.0), {})],
     "glu": [((A((4, 6)),), {}), ((A((4, 6)), 0), {}), ((A((4, 5)),), {}), ((A((2, 4), BF16),), {})],
+    "hardshrink": [((A(),), {}), ((A(), 0.3), {}), ((A((5,), BF16),), {}), ((A(()),), dict(lambd=0.0)),
+                   ((A((5,), values=(float("nan"), 0.5, -0.5, 0.7, -0.7)),), {})],
+    "softshrink": [((A(),), {}), ((A(), 0.3), {}), ((A((5,), BF16),), {}), ((A((0, 3)),), {}),
+                   ((A((5,), values=(float("nan"), 0.5, -0.5, 0.7, -0.7)),), {})],
+    "prelu": [((A((2, 3)), A((3,))), {}), ((A((4, 3, 2), layout="t"), A((3,))), {}), ((A(), A(())), {}),
+              ((A((5,)), A((1,))), {}), ((A((2, 3), BF16), A((3,), BF16)), {}), ((A((2, 3)), A((2,))), {})],
+    "rrelu": [((A(),), {}), ((A(), 0.1, 0.3), {}), ((A((5,), BF16),), dict(training=False))],
 })
 #: F functions with an `inplace` flag: all samples, then in-place runs of the first three.
 FRONTS = {f: [*SAMPLES[e.__name__], *[(args, {**kw, "inplace": True}) for args, kw in SAMPLES[e.__name__][:3]]]

@@ -232,6 +232,12 @@ CASES = [
     case(F.pairwise_distance, r(3, 4, dtype=torch.float64), r(3, 4, dtype=torch.float64), p=3.0, eps=0.1),
     case(F.pairwise_distance, r(3, 4), r(3, 4), p=0.0),
     case(F.pairwise_distance, r(0, 4), r(0, 4)),
+    case(torch.channel_shuffle, r(2, 6, 3), 3),
+    case(torch.native_channel_shuffle, nc(r(1, 4, 2, 2)), 2),
+    case(torch.pdist, r(5, 3), atol=1e-5, rtol=1e-5),
+    case(torch.pdist, r(4, 2, dtype=torch.float64), p=1.0),
+    case(torch.pdist, r(4, 3), p=math.inf),
+    case(torch.pdist, r(1, 3)),
 ]
 
 RANDOM_CASES = [

@@ -9,12 +9,15 @@ import torch
 import thunder_core.ops  # noqa: F401 - defines every symbol
 from thunder_core.ir import TENSOR_METHODS, BoundSymbol, Trace, tracing
 from thunder_core.ir.traits import NON_TRAIT_TAGS, TRAITS, has_trait, traits
-from thunder_core.ops import ltorch, prims, registry
+from thunder_core.ops import ltorch, ltorch_fft, ltorch_linalg_library, prims, registry
 from thunder_core.ops.prims_number import NUMBER_OPS
 from thunder_core.ops.registry import OPDEFS, PRIMS, SYMBOLS, torch_op
 from thunder_core.transforms import remat
 
-ALL = {**SYMBOLS, **PRIMS}
+#: the core's own symbols (plugins declare theirs; thunder-distributed's collectives carry no
+#: trait on purpose: library kernels, never fused or recomputed)
+ALL = {sid: s for sid, s in {**SYMBOLS, **PRIMS}.items()
+       if sid not in OPDEFS or OPDEFS[sid].module.startswith("thunder_core.")}
 
 #: symbols no trait of the vocabulary describes (each group says why); consumers treat them as
 #: library kernels: never fused, never recomputed
@@ -26,11 +29,29 @@ NO_TRAIT = {
       "ltorch.scatter_add", "ltorch.setitem_out", "ltorch.embedding", "ltorch.one_hot", "ltorch.getitem_backward",
       "ltorch.embedding_dense_backward", "ltorch.nll_loss_backward", "prims.take", "prims.gather",
       "prims.scatter_add"),
+    *("ltorch.index_add", "ltorch.index_copy", "ltorch.index_fill", "ltorch.index_reduce", "ltorch.scatter_reduce",
+      "ltorch.take", "ltorch.put", "ltorch.masked_scatter", "ltorch.index_put", "ltorch._unsafe_masked_index",
+      "ltorch._unsafe_masked_index_put_accumulate", "ltorch.nonzero_static", "prims.scatter_reduce"),
+    "ltorch.as_strided_scatter",  # writes at positions given by the real tensor's memory layout
+    # unpooling: values (or gradients) put back at the argmax positions an index tensor holds
+    *("ltorch.max_unpool2d", "ltorch.max_unpool3d", "ltorch.max_pool2d_with_indices_backward"),
+    # kernels reading at positions computed from tensor values (grid coordinates, bag and segment
+    # offsets) or weighting windows of neighbours (anti-aliasing, the FFT of stft)
+    *("ltorch.grid_sampler", "ltorch.grid_sampler_2d", "ltorch.grid_sampler_3d", "ltorch._upsample_bilinear2d_aa",
+      "ltorch.embedding_bag", "ltorch.segment_reduce", "ltorch.stft"),
     "ltorch.glu",          # not elementwise: each output reads two elements half the dim apart
     "ltorch.interpolate",  # by mode a gather (nearest) or weighted sums of neighbours (linear, bicubic, area)
     "prims.device_put",    # a copy to another device, no computation
     # arithmetic on Python numbers (symbolic values): host computations, no tensor
     *(f"prims.py_{n}" for n in NUMBER_OPS), "prims.py_dim_size",
+    # library kernels run whole: matrix decompositions, solvers, inverses, determinants (LAPACK /
+    # cuSOLVER) and the Fourier transforms (FFT libraries); cross products (each output reads
+    # the other two components along dim)
+    *ltorch_linalg_library.LIBRARY, *ltorch_fft.LIBRARY, "ltorch.cross", "ltorch.linalg_cross",
+    # stencils: each output reads its neighbours along a dim (like glu, not elementwise)
+    "ltorch.diff", "ltorch.gradient",
+    # binary searches in a sorted tensor: the access depends on the sorted values
+    "ltorch.bucketize", "ltorch.searchsorted",
 }
 
 

@@ -1,9 +1,11 @@
 """The core's own lookasides for tracing, registered through the lookaside hook like any
 plugin's: ``nn.Module.__call__`` straight to ``forward`` (when the module has no hooks),
 ``type(proxy)`` (the tensor's type), torch's ``__torch_function__`` checks, nested ``tc.jit``,
-``torch.compiler.is_compiling()`` (True while tracing), ``torch.autograd.Function.apply`` (a user's custom gradient: recorded as one opaque op, so
-PyTorch runs its forward and, in the backward, its own ``backward``) and activation
-checkpointing (traced inline)."""
+``torch.compiler.is_compiling()`` (True while tracing), version counters of traced tensors
+(not modelled: ``_unsafe_set_version_counter`` on them is a no-op), ``torch.autograd.Function.apply``
+(a user's custom gradient: forward and backward traced, builtin/autograd_function.py; one opaque
+op, run by PyTorch with its own backward, when the backward cannot be traced), activation
+checkpointing (traced inline) and the control-flow operators (builtin/higher_order.py)."""
 
 from __future__ import annotations
 
@@ -45,10 +47,43 @@ _APPLIES: dict = {}  # Function subclass -> the callable its opaque symbol stand
 
 
 def _function_apply(I, args, kwargs):
-    # Interpreting apply would trace the forward and silently drop the custom backward.
+    # Forward and backward traced (builtin/autograd_function.py); when the backward cannot be
+    # traced, one opaque op (interpreting apply would silently drop the custom backward).
+    from .autograd_function import Untraceable, trace_function
+
+    args, kwargs = I.recorder.resolve(I, args, kwargs)
+    cls, *rest = args
+    name = cls.__qualname__
+    if not kwargs:
+        setup = cls.setup_context if _overrides(cls, "setup_context") else None
+        try:
+            return trace_function(I, name, cls.forward, cls.backward, tuple(rest), setup_context=setup,
+                                  once_differentiable=_once_differentiable(cls.backward))
+        except Untraceable as why:
+            reason = str(why)
+    else:
+        reason = "it was called with keyword arguments"
+    src = I.frames[-1].info.code.co_filename if I.frames else "?"
+    line = I._current_inst().site[1] if I.frames else 0
+    I.recorder.cap.notes.append(f"{src}:{line}: {name}.apply runs as one opaque op with PyTorch's autograd (its own "
+                                f"backward, not traced) because {reason}")
+    return _opaque_apply(cls, rest, kwargs)
+
+
+def _overrides(cls, method) -> bool:
+    return getattr(cls, method) is not getattr(torch.autograd.Function, method)
+
+
+def _once_differentiable(fn) -> bool:
+    """Is ``fn`` wrapped by torch.autograd.function.once_differentiable?"""
+    code = getattr(fn, "__code__", None)
+    return getattr(fn, "__wrapped__", None) is not None and code is not None and \
+        code.co_filename == torch.autograd.function.__file__
+
+
+def _opaque_apply(cls, rest, kwargs):
     from ..ops.opaque import opaque_entry
 
-    cls, *rest = args
     fn = _APPLIES.get(cls)
     if fn is None:
         def fn(*a, **k):
@@ -91,26 +126,66 @@ def _cuda_available(I, args, kwargs):
     return torch.cuda.is_available(*args, **kwargs)
 
 
+def _set_version_counter(I, args, kwargs):
+    # torch.autograd._unsafe_preserve_version_counter (DDP's buffer broadcast) hides an in-place
+    # write from autograd by restoring version counters. Traced tensors have no counters (a
+    # trace does not model them; the compiled function's writes bump the real ones): on them
+    # it is a no-op, not an effect refused as unknown. On real tensors it runs.
+    from ..ir import Proxy, flat_proxies
+
+    if any(isinstance(p, Proxy) for p in flat_proxies((args, kwargs))):
+        return None
+    return torch._C._autograd._unsafe_set_version_counter(*args, **kwargs)
+
+
 def _nested_jit(I, args, kwargs):
+    # Traced inline, under the outer jit's options; what the inner one ran is remembered so its
+    # own sharp-edge levels apply there too where they are stricter (api.JittedFunction._trace).
+    from ..guards.record import Nested
+    from ..ir import current_trace
+
     jf, args = args[0], args[1:]
     if jf._bound is not None:  # a jitted bound method: its object is read through the jitted function
         from ..frontend.ops.names import read_attr
 
         args = (read_attr(I, None, jf, "_bound"), *args)
-    return I.call(jf._target, args, kwargs)  # traced inline
+    trace = current_trace()
+    recorded = trace._scopes[-1] if trace._scopes else trace.bound_symbols
+    start, first = len(I.events), len(recorded)
+    outer_records = I.record_opaque_calls
+    I.record_opaque_calls = outer_records or jf._record_opaque
+    try:
+        return I.call(jf._target, args, kwargs)
+    finally:
+        I.record_opaque_calls = outer_records
+        I.recorder.cap.nested.append(Nested(jf, (start, len(I.events)), recorded[first:]))
+
+
+def _jit(I, args, kwargs):
+    from ..api import jit
+
+    return jit(*args, **kwargs)  # made as it is (calling it traces it inline: _nested_jit)
 
 
 @hookspecs.hookimpl
 def thunder_core_lookasides():
-    from ..api import JittedFunction
+    from ..api import JittedFunction, jit
 
     table = {torch.nn.Module._wrapped_call_impl: _module_call, type: _type,
              JittedFunction.__call__: _nested_jit, torch.autograd.Function.apply.__func__: _function_apply}
     import torch.utils.checkpoint as ckpt
 
     table[ckpt.checkpoint] = _checkpoint
+    table[jit] = _jit
+    from .higher_order import lookasides as control_flow
+
+    table.update(control_flow())  # torch.cond, torch.while_loop, scan
+    from .autograd_function import custom_op_lookasides
+
+    table.update(custom_op_lookasides())  # torch.library ops
     table[torch.random.manual_seed] = _manual_seed
     table[torch.cuda.is_available] = _cuda_available
+    table[torch._C._autograd._unsafe_set_version_counter] = _set_version_counter
     from importlib import import_module
 
     for mod in ("torch.compiler", "torch._dynamo", "torch._dynamo.external_utils", "torch._utils"):

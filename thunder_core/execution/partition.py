@@ -9,6 +9,11 @@ wins. Linear in the number of bound symbols times claims per position.
 Executors' checkers are consulted for every single-symbol claim and every symbol of a
 region claim; declined claims are left out and recorded with their reasons.
 
+A higher-order bound symbol (``higher_order.cond``...) is claimed like any symbol (the torch
+executor runs its control flow; fusing executors leave it alone), after each of its
+sub-traces has been partitioned on its own, with the same executors, so executors claim and
+fuse inside branches and loop bodies; its estimated cost is one run of each sub-trace.
+
 ``partition`` returns a :class:`Partition`: the execution trace, the implementation table,
 which executor owns each symbol, the regions, and an :class:`Explanation` (every position's
 competing claims with their costs, the winner and the declined claims) for ``tc.explain``.
@@ -23,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ..ir import BoundSymbol, Trace, flat_proxies
+from ..ir.trace import subtraces
 from .claims import (Claim, ClaimContext, Declined, Region, _decline_reason, region_boundary, region_callable,
                      region_key, region_symbol)
 from .cost import CostModel
@@ -188,8 +194,20 @@ def partition(trace: Trace, executors, model: CostModel | None = None, *, lower:
         out.tiered.append(t)
         return t
 
+    inner: dict = {}  # id(higher-order bound symbol) -> partitions of its sub-traces
+
+    def with_partitioned_subtraces(b):
+        parts = {k: partition(sub, executors, model, lower=lower, names=names, wait_for_compile=wait_for_compile)
+                 for k, sub in subtraces(b).items()}
+        new = b.replace(kwargs={**b.kwargs, **{k: part.trace for k, part in parts.items()}})
+        inner[id(new)] = (new, list(parts.values()))
+        return new
+
     def solve(bsyms, outputs_after) -> Solution:
         n = len(bsyms)
+        for i, b in enumerate(bsyms):
+            if subtraces(b):
+                bsyms[i] = with_partitioned_subtraces(b)
         last_use = last_use_of(bsyms, outputs_after)
         declined: dict = {}      # position -> [Declined]
         region_claims: dict = {}
@@ -225,6 +243,8 @@ def partition(trace: Trace, executors, model: CostModel | None = None, *, lower:
                         here.append(Declined(ex.name, b.sym.id, reason))
                     continue
                 cost = model.symbol_us(b, dispatch[ex.name])
+                if id(b) in inner:
+                    cost += sum(part.explanation.total_us for part in inner[id(b)][1])
                 options.append(Option(cost + nxt.total_us, rank + nxt.rank,
                                       Step("symbol", i, i + 1, cost, executor=ex, impl=impl)))
             for rank, c in region_claims.get(i, ()):
@@ -285,6 +305,14 @@ def partition(trace: Trace, executors, model: CostModel | None = None, *, lower:
                 out.impls[sid], out.owner[sid] = step.impl, step.executor.name
                 trace_out.append(covered[0])
                 out.explanation.decisions.append(Decision(label, step.executor.name, step.cost_us, cands, declined))
+                for part in inner.get(id(covered[0]), (None, ()))[1]:
+                    out.impls.update(part.impls)
+                    out.owner.update(part.owner)
+                    out.regions.update(part.regions)
+                    out.tiered.extend(part.tiered)  # sub-traces run in the same generated module's globals
+                    for d in part.explanation.decisions:
+                        out.explanation.decisions.append(Decision(f"{part.trace.name}: {d.where}", d.winner, d.cost_us,
+                                                                  d.candidates, d.declined))
             elif step.kind == "region":
                 c = step.claim
                 inputs, outputs = region_boundary(covered, step.end, sol.last_use)

@@ -81,8 +81,11 @@ class Entering:
 
 
 def _items_of(d):
-    # The mapping's own order, without calling methods a subclass may override.
-    return collections.OrderedDict.items(d) if isinstance(d, collections.OrderedDict) else dict.items(d)
+    # The mapping's own order, without calling methods a subclass may override (a
+    # mappingproxy, which no subclass can be, gives its dict's items itself).
+    if isinstance(d, collections.OrderedDict):
+        return collections.OrderedDict.items(d)
+    return dict.items(d) if isinstance(d, dict) else d.items()
 
 
 def entering(I, x, it=NULL):

@@ -84,6 +84,8 @@ class Provenance:
         if k == CALL:
             name = getattr(self.ref, "__qualname__", None) or type(self.ref).__name__
             return f"{name}({p!r}, ...)" if p is not None else f"{name}(...)"
+        if k == "state":  # process state the prologue reads (grad mode, a plugin's read_state)
+            return f"state({self.key})"
         return f"const({self.key!r})"
 
 

@@ -108,8 +108,9 @@ def _restore_cell(obj, state):
 
 
 def _restore_class(cls, state):
-    now = cls.__dict__
-    for k in [k for k in now if k not in state]:
+    # a class's __dict__ is a read-only mappingproxy: read a copy, write with type's own methods
+    now = dict(cls.__dict__)
+    for k in now.keys() - state.keys():
         type.__delattr__(cls, k)
     for k, v in state.items():
         if now.get(k, _MISSING) is not v:
@@ -176,32 +177,37 @@ def build_epilogue(cap, args, kwargs, output):
             raise UnreplayableWrite(f"{e.where}: cannot find {e.prov!r} again on later calls to repeat "
                                     f"its {e.kind}.") from None
 
+    # A path names what was there when the call began (reads back of what the call wrote are
+    # the call's own values, frontend/interpreter.py): every object is fetched, and every value
+    # rebuilt, before the first write, so a write through an object the same call rebinds
+    # elsewhere (`a = lst; lst = []; a.append(0)`, a swap `s.a, s.b = s.b, s.a`) reaches that object.
+    made: list[str] = []  # the writes, in program order, after every fetch
     for e in writes:
         k = e.kind
         if k in (ev.WRITE_GLOBAL, ev.DELETE_GLOBAL):
             g = b.const(e.prov.ref, "G")
-            b.lines.append(f"{g}[{e.key!r}] = {value(e.value, e)}" if k == ev.WRITE_GLOBAL else f"del {g}[{e.key!r}]")
+            made.append(f"{g}[{e.key!r}] = {value(e.value, e)}" if k == ev.WRITE_GLOBAL else f"del {g}[{e.key!r}]")
         elif k in (ev.WRITE_CELL, ev.DELETE_CELL):
             c = b.const(e.prov.ref, "C")
-            b.lines.append(f"{c}.cell_contents = {value(e.value, e)}" if k == ev.WRITE_CELL else f"del {c}.cell_contents")
+            made.append(f"{c}.cell_contents = {value(e.value, e)}" if k == ev.WRITE_CELL else f"del {c}.cell_contents")
         elif k == ev.WRITE_ATTR:
-            b.lines.append(f"setattr({target(e)}, {e.key!r}, {value(e.value, e)})")
+            made.append(f"setattr({target(e)}, {e.key!r}, {value(e.value, e)})")
         elif k == ev.DELETE_ATTR:
-            b.lines.append(f"delattr({target(e)}, {e.key!r})")
+            made.append(f"delattr({target(e)}, {e.key!r})")
         elif k == ev.WRITE_ITEM:
-            b.lines.append(f"{target(e)}[{value(e.key, e)}] = {value(e.value, e)}")
+            made.append(f"{target(e)}[{value(e.key, e)}] = {value(e.value, e)}")
         elif k == ev.DELETE_ITEM:
-            b.lines.append(f"del {target(e)}[{value(e.key, e)}]")
+            made.append(f"del {target(e)}[{value(e.key, e)}]")
         elif k == ev.CALL:
             call_args, call_kwargs = e.value
             parts = [value(a, e) for a in call_args] + [f"{n}={value(v, e)}" for n, v in call_kwargs.items()]
-            b.lines.append(f"{b.const(e.key, 'E')}({', '.join(parts)})")
+            made.append(f"{b.const(e.key, 'E')}({', '.join(parts)})")
         elif k == ev.MUTATE:
             if e.key in _INPLACE:
-                b.lines.append(f"operator.{_INPLACE[e.key].__name__}({target(e)}, {value(e.value[0], e)})")
+                made.append(f"operator.{_INPLACE[e.key].__name__}({target(e)}, {value(e.value[0], e)})")
             else:
                 call_args = ", ".join(value(a, e) for a in e.value)
-                b.lines.append(f"{target(e)}.{e.key}({call_args})")
+                made.append(f"{target(e)}.{e.key}({call_args})")
     try:
         out = rb.expr(output)
     except NotRebuildable as why:
@@ -209,6 +215,7 @@ def build_epilogue(cap, args, kwargs, output):
             f"{cap.fn_name} returns a value that thunder_core makes again on every call (objects created during the "
             f"call are rebuilt with the copy protocol), but {why}. Return tensors, numbers, containers of them, "
             f"dataclasses or types registered with torch.utils._pytree.") from None
+    b.lines += made
     b.lines.append(f"return {out}")
     body = "\n".join("    " + line for line in b.lines)
     source = f"def epilogue(args, kwargs, results):\n{body}\n"

@@ -115,6 +115,8 @@ class _Builder:
             value = prov.ref(self.values[prov.parent], *args)
         elif k == ITER:
             expr, value = f"{self.listed(prov.parent)}[{prov.key}]", list(self.values[prov.parent])[prov.key]
+        elif k == "state" and prov.ref is not None:  # a fact of the process a plugin read (lookaside_tools.read_state)
+            expr, value = f"{self.const(prov.ref, 'S')}()", prov.ref()
         elif k == "state":
             fn = _STATE[prov.key]
             expr, value = f"{self.const(fn, 'S')}()", fn()

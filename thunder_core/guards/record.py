@@ -53,6 +53,21 @@ class Guard:
 
 
 @dataclass
+class Nested:
+    """A jitted function called by the traced one (traced inline): the JittedFunction, the
+    range of the interpreter's events its call made, and the bound symbols it recorded."""
+    jitted: object
+    events: tuple
+    bound_symbols: list
+
+    def view(self, cap: "Capture") -> "Capture":
+        """``cap`` as if only this call had been traced (for its sharp-edge checkers)."""
+        a, b = self.events
+        return Capture(cap.trace.derive(bound_symbols=list(self.bound_symbols)), cap.inputs, cap.guards,
+                       cap.events[a:b], cap.outside, getattr(self.jitted, "__qualname__", cap.fn_name), cap.arg_names)
+
+
+@dataclass
 class Capture:
     trace: Trace
     inputs: list = field(default_factory=list)     # [(Provenance, TensorProxy | symbolic NumberProxy)]
@@ -62,6 +77,8 @@ class Capture:
     fn_name: str = "fn"
     arg_names: list = field(default_factory=list)  # parameter names of the positional arguments
     specialize: object = None  # guards a symbolic number's value needed after capture (ir.guarding)
+    notes: list = field(default_factory=list)      # what tracing chose and why, for tc.explain
+    nested: list = field(default_factory=list)     # [Nested]: jitted functions called inside, traced inline
 
     def describe_path(self, prov) -> str:
         """``args[0].fc.weight`` with the root argument named: ``argument x`` / ``x.fc.weight``."""

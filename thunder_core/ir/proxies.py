@@ -373,7 +373,22 @@ class TensorProxy(Proxy):
         return -1 if self.device.type == "cpu" else (self.device.index or 0)
 
     def element_size(self) -> int:
-        return torch.empty((), dtype=self.dtype).element_size()
+        """Bytes per element, like ``torch.Tensor.element_size``."""
+        return self.dtype.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element, like ``torch.Tensor.itemsize``."""
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the elements, like ``torch.Tensor.nbytes`` (``numel() * itemsize``)."""
+        return self.numel() * self.dtype.itemsize
+
+    def nelement(self) -> int:
+        """Number of elements, like ``torch.Tensor.nelement``."""
+        return self.numel()
 
     def is_complex(self) -> bool:
         """True for complex dtypes, like ``torch.Tensor.is_complex``."""

@@ -10,7 +10,10 @@ the trace:
   symbols it records become the new bound symbol's ``subsymbols`` and its return value the
   outputs (``meta`` is then optional and only checked by the verifier). If the
   decomposition records nothing and returns only its inputs, the call is a no-op and
-  nothing is recorded;
+  nothing is recorded. A decomposition that returns ``NotImplemented`` (before recording
+  anything) declines this call (a dtype or argument form it does not cover, such as complex
+  inputs): ``meta`` then gives the outputs and the bound symbol has no subsymbols, so
+  executors run the op whole (as they run a symbol without a decomposition);
 * otherwise ``meta`` returns fresh output proxies (a proxy, a possibly nested tuple/list of
   proxies, or None).
 
@@ -129,6 +132,10 @@ class Symbol:
             with trace.scope() as recorded:
                 out = self.decomposition(*args, **kwargs)
             subsymbols = tuple(recorded)
+            if out is NotImplemented:  # declined for this call: the op is recorded whole
+                out, subsymbols = self.meta(*args, **kwargs), ()
+                if not torch.is_grad_enabled():
+                    out = without_grad(out)
         outs = _check_output(self, out)
         input_ids = {id(p) for p in flat_proxies((args, kwargs))}
         reused = [p for p in outs if id(p) in input_ids]

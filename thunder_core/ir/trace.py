@@ -26,6 +26,14 @@ Every trace prints as runnable Python (``print(trace)``)::
 
 :meth:`Trace.python_callable` compiles that source once and binds each symbol to an
 implementation, which is how traces run.
+
+**Sub-traces.** A higher-order symbol (``higher_order.cond``, ``higher_order.while_loop``...;
+see ``thunder_core.ops.higher_order``) takes functions: its bound symbol holds them as
+:class:`Trace` values among its keyword arguments (static metadata, like a dim). A sub-trace is
+*closed*: it reads only its own inputs (what its body read from the enclosing trace was made
+an explicit input when it was traced). It prints as a function of its own, defined above the
+trace's function and named by the call (``true_fn=cond_true0``); :func:`subtraces` lists a
+bound symbol's sub-traces, and every pass either handles them or declines the symbol.
 """
 
 from __future__ import annotations
@@ -39,10 +47,11 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any, Callable, Iterator, Mapping
 
-from .printing import NAMESPACES, PRINTER_GLOBALS, PrintingError, annotation, format_source, print_value
+from .printing import NAMESPACES, PRINTER_GLOBALS, PRINTERS, PrintingError, annotation, format_source, print_value
 from .proxies import Proxy, flat_proxies, is_valid_name, proxy
 
-__all__ = ["Trace", "tracing", "current_trace", "guarding", "current_guard_sink", "use_hints"]
+__all__ = ["Trace", "tracing", "current_trace", "guarding", "current_guard_sink", "use_hints", "subtraces",
+           "all_subtraces"]
 
 _CURRENT: ContextVar[Trace | None] = ContextVar("thunder_core_current_trace", default=None)
 _GUARDS: ContextVar[Callable | None] = ContextVar("thunder_core_guard_sink", default=None)
@@ -129,10 +138,12 @@ class Trace:
         self.bound_symbols = list(self.bound_symbols)
         self._names.update(p.name for p in flat_proxies((self.args, self.kwargs)))
         stack = list(self.bound_symbols)
-        while stack:  # names defined anywhere, decompositions included, stay taken
+        while stack:  # names defined anywhere, decompositions and sub-traces included, stay taken
             bsym = stack.pop()
             self._names.update(p.name for p in getattr(bsym, "flat_outs", ()))  # malformed: verify() reports
             stack += getattr(bsym, "subsymbols", ())
+            for sub in _subtraces_of(bsym):
+                self._names |= sub._names | {sub.name}
 
     # -- names --
     def make_name(self, prefix: str) -> str:
@@ -242,7 +253,8 @@ class Trace:
         seen: dict[str, Any] = {}
         missing: list[str] = []
         calls: dict[str, list] = {}
-        for bsym in self.bound_symbols:
+        subs = all_subtraces(self)
+        for bsym in [b for t in (*subs, self) for b in t.bound_symbols]:
             sym = bsym.sym
             other = seen.setdefault(sym.printed_name, sym)
             if other.id != sym.id:
@@ -276,6 +288,8 @@ class Trace:
         for alias, attrs in namespaces.items():
             g[alias] = SimpleNamespace(**attrs)
         g.update(bare)
+        if impls is None:  # recording again: the higher-order symbols take their sub-traces themselves
+            g.update((t.name, t) for t in subs)
         return fn
 
 
@@ -284,27 +298,41 @@ def render(trace: Trace, print_subsymbols: bool = False, free: bool = False,
     """The printed lines of ``trace`` and, for every printed bound symbol (by ``id()``), its
     1-based line number. Raises PrintingError naming the bound symbol that cannot print.
     ``free``: ``del`` each intermediate after its last use (what runs: memory is released as
-    in eager, instead of when the function returns)."""
+    in eager, instead of when the function returns). Sub-traces print first, each as a
+    function of its own (innermost first)."""
+    subs = all_subtraces(trace)
+    every = [b for t in (*subs, trace) for b in t.bound_symbols]
     lines = [f"# thunder_core trace {trace.name!r}", "import torch"]
-    modules = sorted({b.sym.module for b in trace.bound_symbols if b.sym.module is not None})
+    modules = sorted({b.sym.module for b in every if b.sym.module is not None})
     for alias in modules:
         if alias in NAMESPACES:
             lines.append(f"import {NAMESPACES[alias]} as {alias}")
         else:
             lines.append(f"# {alias}: no module registered in thunder_core.ir.printing.NAMESPACES; "
                          "Trace.python_callable binds it")
-    bare = sorted({b.sym.python_name for b in trace.bound_symbols if b.sym.module is None})
+    bare = sorted({b.sym.python_name for b in every if b.sym.module is None})
     if bare:
         lines.append(f"# bound by Trace.python_callable: {', '.join(bare)}")
+    line_of: dict[int, int] = {}
+    for sub in subs:
+        lines.append("")
+        _render_function(sub, print_subsymbols, free, False, lines, line_of)
+    lines.append("")
+    _render_function(trace, print_subsymbols, free, boxed, lines, line_of)
+    return lines, line_of
+
+
+def _render_function(trace: Trace, print_subsymbols: bool, free: bool, boxed: bool, lines: list,
+                     line_of: dict) -> None:
     params = [p.name for p in trace.args]
     if trace.kwargs:
         params += ["*", *trace.kwargs]
     if boxed:
         if trace.kwargs:
             raise ValueError(f"Trace {trace.name!r} has keyword inputs; a boxed function takes positional ones only.")
-        lines += ["", f"def {trace.name}(inputs):"]
+        lines.append(f"def {trace.name}(inputs):")
     else:
-        lines += ["", f"def {trace.name}({', '.join(params)}):"]
+        lines.append(f"def {trace.name}({', '.join(params)}):")
     for p in [*trace.args, *trace.kwargs.values()]:
         lines.append(f"{_INDENT}# {p.name}: {annotation(p)}")
     if boxed:
@@ -312,7 +340,6 @@ def render(trace: Trace, print_subsymbols: bool = False, free: bool = False,
     for keyword, p in trace.kwargs.items():
         if p.name != keyword:
             lines.append(f"{_INDENT}{p.name} = {keyword}")
-    line_of: dict[int, int] = {}
     last_source = None
     dead_after = _dead_after(trace, boxed) if free else {}
     if -1 in dead_after:  # inputs nothing reads
@@ -330,7 +357,44 @@ def render(trace: Trace, print_subsymbols: bool = False, free: bool = False,
         lines.append(f"{_INDENT}return {print_value(trace.output)}")
     except PrintingError as e:
         raise PrintingError(f"Cannot print the output of trace {trace.name!r}: {e}") from None
-    return lines, line_of
+
+
+def _subtraces_of(bsym) -> list:
+    return [v for v in getattr(bsym, "kwargs", {}).values() if isinstance(v, Trace)]
+
+
+def subtraces(bsym) -> dict:
+    """``{keyword: Trace}``: the sub-traces a higher-order bound symbol holds (see the module
+    docstring); empty for any other bound symbol."""
+    return {k: v for k, v in bsym.kwargs.items() if isinstance(v, Trace)}
+
+
+def all_subtraces(trace: Trace) -> list:
+    """Every sub-trace the top-level bound symbols of ``trace`` hold, recursively, innermost
+    first, each once. Raises PrintingError when two different sub-traces share a name (they
+    print as functions of one module)."""
+    out: list = []
+    names: dict[str, Trace] = {}
+
+    def visit(t):
+        for b in t.bound_symbols:
+            for sub in _subtraces_of(b):
+                if names.get(sub.name) is sub:
+                    continue
+                if sub.name in names or sub.name == trace.name:
+                    raise PrintingError(f"Trace {trace.name!r} holds two different sub-traces named {sub.name!r}; "
+                                        "sub-traces print as functions of one module, so their names must differ "
+                                        "(name them with trace.make_name).")
+                visit(sub)
+                names[sub.name] = sub
+                out.append(sub)
+
+    visit(trace)
+    return out
+
+
+#: a sub-trace passed to a higher-order symbol prints as the name of the function it defines
+PRINTERS[Trace] = lambda t: t.name
 
 
 def _dead_after(trace: Trace, inputs_too: bool = False) -> dict[int, list[str]]:

@@ -23,6 +23,9 @@ broken invariant fails at the pass that broke it. It checks:
   no dtype/device/layout/memory format/string positionally, keyword names are identifiers;
 * subsymbols satisfy all of this in their own scope (what is visible before their parent
   call, plus their own outputs) and define every output of their parent;
+* sub-traces of higher-order bound symbols (``ir.trace.subtraces``) satisfy all of this as
+  traces of their own: each is closed (reads only its inputs and what it computes) and names a
+  function of the printed module;
 * the trace prints as Python.
 """
 
@@ -33,7 +36,7 @@ import torch
 from .printing import PRINTER_GLOBALS, PrintingError
 from .proxies import NumberProxy, Proxy, TensorProxy, flat_proxies, is_valid_name
 from .symbol import BoundSymbol, Symbol, without_grad
-from .trace import Trace, guarding, render, tracing, use_hints
+from .trace import Trace, guarding, render, subtraces, tracing, use_hints
 
 __all__ = ["verify", "IRVerificationError", "STATIC_METADATA_TYPES"]
 
@@ -134,6 +137,8 @@ class _Verifier:
             self.path.append((i, bsym))
             if "opaque" not in bsym.sym.tags:  # opaque ops keep the user's own call form
                 self.check_convention(bsym)
+            for key, sub in subtraces(bsym).items():
+                self.check_subtrace(bsym, key, sub)
             for p in bsym.flat_args:
                 d = visible.get(p.name)
                 if d is None and type(p) is NumberProxy and p.symbolic:
@@ -180,6 +185,16 @@ class _Verifier:
             self.fail(None, f"the input name {p.name} is defined twice", "Each input needs its own name.")
         visible[p.name] = p
         self.defined[p.name] = p
+
+    def check_subtrace(self, bsym: BoundSymbol, key: str, sub: Trace):
+        if not is_valid_name(sub.name) or sub.name in self.reserved or sub.name in self.defined:
+            self.fail(bsym, f"its sub-trace {key}={sub.name!r} cannot name a function of the printed trace",
+                      "Name sub-traces with trace.make_name so they differ from every variable and namespace.")
+        try:
+            _Verifier(sub).run()
+        except IRVerificationError as e:
+            self.fail(bsym, f"its sub-trace {key}={sub.name} is invalid:\n{e}",
+                      "A sub-trace is a closed trace: fix the pass (or the higher-order op) that built it.")
 
     def check_convention(self, bsym: BoundSymbol):
         rule = "The calling convention is: tensors and numbers positional, static metadata by keyword."

@@ -22,7 +22,8 @@ import math
 import torch
 import torch.nn.functional as nnf
 
-from ..ir import TensorProxy
+from ..ir import TensorProxy, TracingError
+from ..ir.traits import RANDOM
 from .ltorch_elementwise import E, ET, cast_number, inplace_variant, register_front
 from .prims_elementwise import dtype_kind
 from .registry import F, T, torch_op
@@ -151,6 +152,33 @@ def logsigmoid(input):
     return _compute(lambda x: T.clamp_max(x, 0) - T.log1p(T.exp(-x.abs())), "logsigmoid", input)
 
 
+def hardshrink(input, lambd=0.5):
+    """``input`` outside ``[-lambd, lambd]``, else 0 (NaN stays NaN)."""
+    return T.where(T.logical_and(input >= -lambd, input <= lambd), 0, input)
+
+
+def softshrink(input, lambd=0.5):
+    """``input`` moved ``lambd`` towards 0, and 0 within ``[-lambd, lambd]`` (``input * 0``: NaN stays)."""
+    return T.where(input > lambd, input - lambd, T.where(input < -lambd, input + lambd, input * 0))
+
+
+def prelu(input, weight):
+    """``input`` where positive, else ``weight * input``, with one ``weight`` per channel (dim 1)
+    or a single one."""
+    n = weight.numel()
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}")
+    if n != 1:
+        if input.ndim == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        c = input.shape[1] if input.ndim >= 2 else 1
+        if c != n:
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                               f"{n} and channel size = {c}.")
+        weight = weight.reshape(n, *([1] * (input.ndim - 2)))
+    return T.where(input > 0, input, weight * input)
+
+
 def glu(input, dim=-1):
     """``a * sigmoid(b)`` for the halves ``a, b`` of ``input`` along ``dim``."""
 
@@ -177,6 +205,9 @@ _ACTIVATIONS = [
     (hardsigmoid, (), (), nnf.hardsigmoid, (), E),
     (hardswish, (), (), nnf.hardswish, (), E),
     (logsigmoid, (), (nnf.logsigmoid,), None, (), ET),
+    (hardshrink, ("lambd",), (torch.hardshrink, torch.Tensor.hardshrink), None, (), E),
+    (softshrink, ("lambd",), (nnf.softshrink,), None, (), E),
+    (prelu, ("weight",), (torch.prelu, torch.Tensor.prelu), None, (), E),
     (glu, (), (nnf.glu,), None, (), ()),  # not elementwise (see the module docstring)
 ]
 
@@ -210,3 +241,28 @@ for _sig, _numbers, _fns, _f, _in_fns, _traits in _ACTIVATIONS:
         register_front(_route(_name, _f, _entry, _inplace), [_f], callables=CALLABLES)
 
 del _sig, _numbers, _fns, _f, _in_fns, _traits, _name, _inputs, _entry, _inplace
+
+
+# ---------------------------------------------------------------- randomized leaky ReLU
+
+@torch_op(name="rrelu_train", impl=lambda a, k: torch.rrelu(*a, training=True, **k), inputs=("input", "lower", "upper"),
+          tags=(*E, RANDOM))
+def rrelu_train(input, lower=0.125, upper=1.0 / 3.0):
+    """Training-mode ``rrelu``: each negative element times its own slope drawn uniformly from
+    ``[lower, upper]`` by torch's kernel (which draws only for those elements, so no primitive
+    draws the same numbers); no decomposition."""
+
+
+@torch_op(torch.rrelu, inputs=("input", "lower", "upper"), tags=(*E, RANDOM))
+def rrelu(input, lower=0.125, upper=1.0 / 3.0, training=False, generator=None):
+    """Leaky ReLU with the slope ``(lower + upper) / 2`` (evaluation), or random slopes in
+    ``[lower, upper]`` (training)."""
+    if generator is not None:
+        raise TracingError("torch.rrelu(generator=...): an explicit torch.Generator cannot be traced. Seed torch's "
+                           "global generator with torch.manual_seed instead.")
+    if not training:
+        return F.leaky_relu(input, (lower + upper) / 2)
+    return rrelu_train(input, lower, upper)
+
+
+CALLABLES.append(torch.rrelu)

@@ -257,26 +257,28 @@ def inplace_variant(name: str, sig, inputs, fns, methods=(), impl=None, callable
     return entry
 
 
-def op(names: str, *, inputs=("input",), extra=(), fns=None, methods=None, inplace=True, impl=None, tags=E):
+def op(names: str, *, inputs=("input",), extra=(), fns=None, methods=None, inplace=True, impl=None, tags=E,
+       callables=CALLABLES, **options):
     """Decorator defining the torch-level op named by the first of ``names`` from a signature
     function (see ``registry.torch_op``). It stands for ``torch.<n>`` and ``torch.Tensor.<n>``
     for every ``n`` in ``names`` (or exactly ``fns``/``methods``) plus ``extra`` callables;
     with ``inplace``, the in-place variants torch defines (``Tensor.<n>_``...) become the op
     ``<name>_``. ``tags`` are the op's traits and tags (default: elementwise, :data:`E`); the
-    in-place variant gets the same traits."""
+    in-place variant gets the same traits. The callables are recorded in ``callables`` (the
+    defining module's list, which its tests cover); ``options`` go to ``torch_op``."""
     names = names.split()
 
     def define(sig):
         found, found_methods = _callables(names)
         fns_ = [*(found if fns is None else fns), *extra]
         entry = torch_op(*fns_, inputs=inputs, method=tuple(found_methods if methods is None else methods),
-                         name=names[0], impl=impl, tags=tags)(sig)
-        _record(CALLABLES, fns_)
+                         name=names[0], impl=impl, tags=tags, **options)(sig)
+        _record(callables, fns_)
         ENTRIES[names[0]] = entry
         if inplace:
             in_fns, in_methods = _callables(names, "_")
             if in_fns:
-                inplace_variant(names[0] + "_", sig, inputs, in_fns, in_methods,
+                inplace_variant(names[0] + "_", sig, inputs, in_fns, in_methods, callables=callables,
                                 traits=tuple(t for t in tags if t in (ELEMENTWISE, TRANSCENDENTAL)))
         return entry
     return define

@@ -323,6 +323,20 @@ def pixel_unshuffle(input, downscale_factor):
     return x.reshape(*batch, c * r * r, h // r, w // r)
 
 
+@torch_op(torch.channel_shuffle, torch.native_channel_shuffle, tags=(SHAPE,))
+def channel_shuffle(input, groups):
+    """(N, C, *) with its channels regrouped: channel ``g * (C / groups) + k`` moves to ``k * groups + g``."""
+    if input.ndim < 3:
+        raise RuntimeError(f"channel_shuffle expects input to have at least 3 dimensions, but got input with "
+                           f"sizes {list(input.shape)}")
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+    n, c, *rest = input.shape
+    if c % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
+    return input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(input.shape)
+
+
 # ---------------------------------------------------------------- distances
 
 def vector_norm(x, p, dim, keepdim=False):
@@ -363,3 +377,16 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """``p``-norm of ``x1 - x2 + eps`` over the last dimension."""
     return vector_norm(x1 - x2 + eps, p, max(x1.ndim, x2.ndim) - 1, keepdim=keepdim)
+
+
+@torch_op(torch.pdist, inputs=("input", "p"), tags=(REDUCTION,))
+def pdist(input, p=2.0):
+    """The ``p``-norm distances between every pair of rows ``i < j`` of an (N, M) input, in
+    row-major order of the pairs (the rows of ``triu_indices(N, N, 1)``)."""
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    n = input.shape[0]
+    pairs = T.triu_indices(n, n, 1, device=input.device)
+    return vector_norm(T.index_select(input, 0, pairs[0]) - T.index_select(input, 0, pairs[1]), p, 1)

@@ -17,7 +17,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from ..ir import Symbol, TracingError
 from ..ir import proxies as _proxies
-from ..ir.printing import NAMESPACES
+from ..ir.printing import NAMESPACES, PrintingError, print_value
 from ..ir.proxies import flat_proxies
 from . import registry
 
@@ -28,6 +28,10 @@ _PUBLIC = {"torch._C._nn": "torch.nn.functional", "torch._C._special": "torch.sp
 
 
 def _name(fn) -> str:
+    if isinstance(fn, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):  # torch.ops.mylib.foo.default
+        over = getattr(fn, "_overloadname", None)
+        q = f"{fn._qualified_op_name if hasattr(fn, '_qualified_op_name') else fn.name()}"
+        return re.sub(r"\W", "_", f"{q}{'' if over in (None, 'default') else '_' + over}")
     owner = getattr(fn, "__objclass__", None)
     if owner is not None:
         q = f"Tensor_{fn.__name__}"
@@ -49,12 +53,15 @@ def opaque_entry(fn):
     while hasattr(opaque_ns, name):
         name += "_"
     seeded = []  # set when the op draws from the random generator (seen while computing its meta)
+    writes = []  # the operators that wrote into the call's tensor arguments in the last meta run
 
     def run_detecting(p, k):
-        with _SeededOps() as m:
+        writes.clear()
+        with _Watch(_fake_storages((p, k))) as m:
             out = fn(*p, **k)
         if m.seen and not seeded:
             seeded.append(True)
+        writes.extend(m.writes)
         return out
 
     meta = registry.fake_meta(run_detecting, named=True)
@@ -92,14 +99,27 @@ def opaque_entry(fn):
     def entry(*args, **kwargs):
         nonlocal sym
         named = named_meta(*args, **kwargs)  # torch.cummax's torch.return_types.cummax, ...
+        effect = False
         if not flat_proxies(named):
-            if flat_proxies((args, kwargs)):
+            if not flat_proxies((args, kwargs)):
+                return fn(*args, **kwargs)  # no tensors in or out: run it now, natively
+            if not writes and _is_metadata(named):
                 return named  # a metadata query on traced tensors (a size, a dtype): a constant
-            return fn(*args, **kwargs)  # no tensors in or out: run it now, natively
-        if seeded and "random" not in sym.tags:
+            # A call made for its effect on traced tensors (it writes into one, or returns None:
+            # an assertion, a collective) is recorded to run on every call, in program order;
+            # one returning an object made from fake tensors (a Work, a storage), or whose
+            # arguments a trace cannot hold (a process group), is refused. Never dropped: run
+            # on fake tensors once while tracing, it would never run on later calls.
+            if named is not None or not _printable((args, kwargs)):
+                raise TracingError(_effect_refused(fn, writes, named))
+            effect = True
+        new_tags = ({"random"} if seeded else set()) | ({"effect"} if writes or effect else set()) | \
+            ({"inplace"} if writes and not flat_proxies(named) else set())
+        if new_tags - sym.tags:
             # it draws random numbers (an aten op tagged nondeterministic_seeded ran): a random
-            # op, which autograd must never re-run in the backward
-            sym = Symbol(name, checked_meta, sym.id, tags=sym.tags | {"random"}, python_name=name, module="opaque")
+            # op, which autograd must never re-run in the backward; it writes into a tensor
+            # argument or returns nothing: an effect, never dropped by dead-code elimination
+            sym = Symbol(name, checked_meta, sym.id, tags=sym.tags | new_tags, python_name=name, module="opaque")
             entry.symbol = sym
             setattr(opaque_ns, name, sym)
         precomputed.append(registry.plain(named))
@@ -111,15 +131,75 @@ def opaque_entry(fn):
     return entry
 
 
-class _SeededOps(TorchDispatchMode):
-    """Notes whether any aten op that ran under it draws from a random generator."""
+class _Watch(TorchDispatchMode):
+    """Notes whether any aten op that ran under it draws from a random generator (``seen``),
+    and which ops wrote into the storage of one of the call's own tensor arguments
+    (``writes``): by the schema's write annotations (``add_``, ``out=``) or, for operators
+    whose schema does not annotate them (``c10d::allreduce_``), by torch's naming convention
+    (a trailing underscore writes into its tensor arguments)."""
 
     seen = False
+
+    def __init__(self, storages):
+        super().__init__()
+        self.storages, self.writes = storages, []
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         if torch.Tag.nondeterministic_seeded in func.tags:
             self.seen = True
+        if self.storages:
+            schema = func._schema
+            by_name = schema.name.endswith("_") and not schema.name.endswith("__")
+            for i, a in enumerate(schema.arguments):
+                if not (by_name or a.alias_info is not None and a.alias_info.is_write):
+                    continue
+                v = args[i] if i < len(args) else (kwargs or {}).get(a.name)
+                if v is not None and _fake_storages(v) & self.storages:
+                    self.writes.append(schema.name)
+                    break
         return func(*args, **(kwargs or {}))
+
+
+def _fake_storages(x) -> set:
+    """Storages of the tensors in ``x`` (nested tuples, lists and dict values)."""
+    import torch.utils._pytree as pytree
+    from torch.multiprocessing.reductions import StorageWeakRef
+
+    return {StorageWeakRef(t.untyped_storage()) for t in pytree.tree_leaves(x) if isinstance(t, torch.Tensor)}
+
+
+_PLAIN = (bool, int, float, str, torch.dtype, torch.device, torch.layout, torch.memory_format, torch.Size)
+
+
+def _is_metadata(x) -> bool:
+    """A plain value a query about tensors returns (a number, a dtype, a shape...), not None
+    (a call made for its effect) nor an object (a handle, a storage)."""
+    if type(x) in (tuple, list):
+        return all(_is_metadata(y) for y in x)
+    return isinstance(x, _PLAIN)
+
+
+def _printable(x) -> bool:
+    """Can ``x`` (a call's arguments) be written in a trace's source?"""
+    try:
+        print_value(x)
+    except PrintingError:
+        return False
+    return True
+
+
+def _effect_refused(fn, writes, result) -> str:
+    what = " and ".join(
+        ([f"writes into its tensor arguments ({', '.join(sorted(set(writes)))})"] if writes else []) +
+        [f"returns a {type(result).__qualname__} object made from fake tensors" if result is not None else
+         "returns None"])
+    why = ("a trace cannot hold that object" if result is not None else
+           "its arguments include objects a trace cannot hold")
+    return (f"{_where()}{_display(fn)} is called with tensors computed while tracing and {what}: it is a call made "
+            f"for its effect, and {why}, so it cannot be recorded to run on every call (run once on fake tensors "
+            f"while tracing, it would never run again: silently wrong results). Call it outside the jitted function, "
+            f"or install the plugin that records it as a symbol (torch.distributed's collectives: "
+            f"pip install thunder-distributed).")
 
 
 def _where() -> str:
@@ -132,6 +212,8 @@ def _where() -> str:
 
 def _display(fn) -> str:
     owner = getattr(fn, "__objclass__", None)
+    if isinstance(fn, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
+        return f"torch.ops.{str(fn).replace('::', '.')}"
     return f"torch.Tensor.{fn.__name__}" if owner is not None else f"{getattr(fn, '__module__', '')}.{fn.__name__}"
 
 

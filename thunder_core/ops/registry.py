@@ -47,6 +47,7 @@ from __future__ import annotations
 import ast
 import inspect
 import textwrap
+import types as _types
 from typing import Callable
 
 import torch
@@ -59,7 +60,7 @@ from ..ir.traits import NON_TRAIT_TAGS, TRAITS
 from .symbolic_meta import has_symbolic, symbolic_fake_run
 
 __all__ = ["torch_op", "prim", "T", "F", "TORCH_CALLS", "TORCH_IMPLS", "SYMBOLS", "PRIMS", "OpDef", "fake_meta",
-           "torch_call_of"]
+           "torch_call_of", "whole_op", "signature_function", "S"]
 
 TORCH_CALLS: dict[object, Callable] = {}
 TORCH_IMPLS: dict[str, Callable] = {}
@@ -72,10 +73,11 @@ class OpDef:
     """Everything known about one torch-level op besides its Symbol."""
 
     __slots__ = ("symbol", "torch_fn", "signature", "inputs", "varargs", "positional", "keyword_only",
-                 "input_defaults", "required_inputs", "strip_defaults")
+                 "input_defaults", "required_inputs", "strip_defaults", "module")
 
-    def __init__(self, symbol, torch_fn, signature, inputs):
+    def __init__(self, symbol, torch_fn, signature, inputs, module=None):
         self.symbol, self.torch_fn, self.signature, self.inputs = symbol, torch_fn, signature, inputs
+        self.module = module  # the module that defined it: thunder_core.ops.*, or a plugin's
         params = list(signature.parameters.values())
         self.varargs = next((p.name for p in params if p.kind is p.VAR_POSITIONAL), None)
         self.positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
@@ -545,7 +547,7 @@ def torch_op(*torch_fns, inputs=("input",), method: str | tuple | None = None, m
         unknown = [i for i in inputs if i not in signature.parameters]
         if unknown:
             raise ValueError(f"torch_op {pyname}: inputs {unknown} are not parameters of {signature}.")
-        opdef = OpDef(None, first, signature, tuple(i for i in signature.parameters if i in inputs))
+        opdef = OpDef(None, first, signature, tuple(i for i in signature.parameters if i in inputs), sig_fn.__module__)
         opdef.strip_defaults = meta is None
         call = impl or first
 
@@ -619,6 +621,40 @@ def known_value(p: TensorProxy, what: str):
     return v
 
 
+def _no_decomposition(*args, **kwargs):
+    """Runs whole: the torch function is the op's definition (no decomposition)."""
+
+
+def signature_function(name: str, params: str, doc: str):
+    """A signature function for :func:`torch_op` with the parameters ``params`` (the text of
+    torch's parameter list, ``"A, *, upper=False"``) and no body, so no decomposition: for
+    tables of ops that run whole (library kernels, special functions no primitive computes)."""
+    scope: dict = {}
+    exec(f"def {name}({params}): pass", {"torch": torch, "inf": float("inf")}, scope)  # noqa: S102 - constant tables
+    fn = _types.FunctionType(_no_decomposition.__code__, globals(), name)
+    fn.__signature__ = inspect.signature(scope[name])
+    fn.__doc__ = doc
+    return fn
+
+
+def whole_op(name: str, params: str, *torch_fns, inputs=("input",), doc: str = "", **options):
+    """Define the torch-level op ``name`` without a decomposition from the text of torch's
+    parameter list (see :func:`signature_function`)::
+
+        whole_op("linalg_det", "A", torch.linalg.det, inputs=("A",), tags=())
+
+    is ``@torch_op(torch.linalg.det, inputs=("A",), name="linalg_det", tags=())`` on ``def
+    linalg_det(A): ...``. ``options`` are :func:`torch_op`'s; ``returns`` defaults to the
+    ``torch.return_types`` named tuple of the first torch function's name, if torch has one,
+    and then the implementation gives the symbol's plain tuple."""
+    fn = signature_function(name, params, doc or f"``{name}``: run whole (torch's kernel defines it; no decomposition).")
+    returns = options.pop("returns", getattr(torch.return_types, getattr(torch_fns[0], "__name__", ""), None))
+    if returns is not None and "impl" not in options:
+        first = torch_fns[0]
+        options["impl"] = lambda args, kwargs: tuple(first(*args, **kwargs))
+    return torch_op(*torch_fns, inputs=inputs, name=name, returns=returns, **options)(fn)
+
+
 def torch_call_of(fn):
     """The torch-convention entry recording ``fn``'s symbol, or None."""
     try:
@@ -644,6 +680,8 @@ class _Namespace:
         return entry
 
 
-#: torch-style access to symbols for writing decompositions: ``T.exp(x)``, ``F.gelu(x)``.
+#: torch-style access to symbols for writing decompositions: ``T.exp(x)``, ``F.gelu(x)``,
+#: ``S.i1(x)`` (``torch.special``).
 T = _Namespace(torch, "torch")
 F = _Namespace(torch.nn.functional, "torch.nn.functional")
+S = _Namespace(torch.special, "torch.special")

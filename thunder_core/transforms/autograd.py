@@ -33,7 +33,7 @@ from ..ir import Trace, TensorProxy, flat_proxies, tensor_proxy, tracing
 from . import vjp as _vjp
 from .numbers import materialize_numbers
 
-__all__ = ["Split", "NotSplittable", "split", "needs_grad", "differentiable_outputs"]
+__all__ = ["Split", "NotSplittable", "split", "needs_grad", "differentiable_outputs", "backward_walk", "dce"]
 
 
 @dataclass
@@ -179,7 +179,7 @@ def _can_require_grad(t: TensorProxy) -> bool:
 
 
 #: in-place ops whose functional form is not their name without the underscore
-_FUNCTIONAL = {"ltorch.setitem": "ltorch.setitem_out"}
+_FUNCTIONAL = {"ltorch.setitem": "ltorch.setitem_out", "ltorch.normal_": "ltorch.normal_functional"}
 
 
 def _keeps_whole(b) -> bool:
@@ -196,10 +196,12 @@ def _keeps_whole(b) -> bool:
 
 
 def _writes_into(b) -> list:
-    """The tensors the in-place subsymbols of ``b`` write into."""
+    """The tensors the in-place subsymbols of ``b`` write into: the first argument of an
+    in-place op run whole, what the subsymbols of a decomposed one write (``F.batch_norm``
+    inside ``native_batch_norm`` writes its running statistics, not its input)."""
     out = []
     for s in b.subsymbols:
-        if "inplace" in s.sym.tags and s.args and isinstance(s.args[0], TensorProxy):
+        if "inplace" in s.sym.tags and not s.subsymbols and s.args and isinstance(s.args[0], TensorProxy):
             out.append(s.args[0])
         out += _writes_into(s)
     return out
@@ -284,25 +286,10 @@ def build(joint: Trace, fusing: bool = True) -> Split:
     bwd = joint.derive(name="backward", args=[], kwargs={}, bound_symbols=[], output=None)
     bwd.grad_enabled = False
     outs = differentiable_outputs(joint)
-    grads: dict[int, object] = {}
     with tracing(bwd), torch.no_grad():
         cts = [tensor_proxy(p.shape, p.dtype, p.device) for p in outs]
-        ct_ids = {id(c) for c in cts}
-        for p, c in zip(outs, cts):
-            grads[id(p)] = c
-        for b in reversed(joint.bound_symbols):
-            flat = b.flat_outs
-            if not any(id(o) in grads for o in flat):
-                continue
-            if not any(isinstance(a, TensorProxy) and a.requires_grad for a in b.flat_args):
-                continue
-            with bwd.at_source(b.source):
-                cotangents = [grads.get(id(o)) if id(o) in grads else
-                              (_vjp.zeros_for(o) if isinstance(o, TensorProxy) and o.requires_grad else None)
-                              for o in flat]
-                rule = _vjp.rule_for(b.sym.id, b) or _vjp.torch_vjp_rule
-                result = rule(b, *cotangents)
-                _accumulate(b, b.args, result, grads, ct_ids)
+        grads = backward_walk(joint, outs, cts)
+    ct_ids = {id(c) for c in cts}
     inputs = [*joint.args, *joint.kwargs.values()]
     bwd.output = tuple(grads.get(id(p)) if isinstance(p, TensorProxy) and p.requires_grad else None for p in inputs)
     bwd_syms = dce(bwd.bound_symbols, flat_proxies(bwd.output))
@@ -322,6 +309,31 @@ def build(joint: Trace, fusing: bool = True) -> Split:
     fwd.bound_symbols = dce(fwd.bound_symbols, flat_proxies(fwd.output))
     fwd = materialize_numbers(fwd)  # symbolic sizes the backward reads, made inside decompositions
     return Split(fwd, bwd, saved, outs, joint)
+
+
+def backward_walk(joint: Trace, outs, cts) -> dict:
+    """Record, into the current trace (under no_grad), the gradients of ``joint``'s values from
+    the cotangents ``cts`` of its outputs ``outs``: a reverse walk calling each bound symbol's
+    VJP rule. Returns ``{id(forward proxy): its gradient}``."""
+    from ..ir import current_trace
+
+    bwd = current_trace()
+    ct_ids = {id(c) for c in cts}
+    grads: dict[int, object] = {id(p): c for p, c in zip(outs, cts)}
+    for b in reversed(joint.bound_symbols):
+        flat = b.flat_outs
+        if not any(id(o) in grads for o in flat):
+            continue
+        if not any(isinstance(a, TensorProxy) and a.requires_grad for a in b.flat_args):
+            continue
+        with bwd.at_source(b.source):
+            cotangents = [grads.get(id(o)) if id(o) in grads else
+                          (_vjp.zeros_for(o) if isinstance(o, TensorProxy) and o.requires_grad else None)
+                          for o in flat]
+            rule = _vjp.rule_for(b.sym.id, b) or _vjp.torch_vjp_rule
+            result = rule(b, *cotangents)
+            _accumulate(b, b.args, result, grads, ct_ids)
+    return grads
 
 
 def _accumulate(b, args, result, grads, cotangents):

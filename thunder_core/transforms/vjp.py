@@ -49,7 +49,7 @@ APPLIES: dict[str, Callable] = {}
 #: a replacement whose first output is the call's output and whose other outputs are
 #: statistics its VJP rule wants (attention's logsumexp), or returns None to keep the call.
 FORWARD: dict[str, Callable] = {}
-_builtins_loaded = False  # vjp_ltorch/vjp_prims register into the tables above on first use
+_builtins_loaded = False  # the transforms/vjp_*.py modules register into the tables above on first use
 
 
 def forward_for_grad(*ids: str):
@@ -99,9 +99,17 @@ def rule_for(sid: str, bsym=None):
 
 
 def _load_builtins():
+    """Import every ``transforms/vjp_*.py`` module: each registers the rules of one family."""
     global _builtins_loaded
     _builtins_loaded = True
-    from . import vjp_ltorch, vjp_prims  # noqa: F401 - they register their rules
+    import importlib
+    import pkgutil
+
+    from .. import transforms
+
+    for module in sorted(m.name for m in pkgutil.iter_modules(transforms.__path__)):
+        if module.startswith("vjp_") and not module.endswith("_ns"):  # (vjp_ns: the printing namespace)
+            importlib.import_module(f"{transforms.__name__}.{module}")
 
 
 # ---------------------------------------------------------------- helpers for rules

@@ -72,8 +72,9 @@ def _(b, g):  # other - alpha * input
     return fit(b, grad_to(-g if _is(alpha, 1) else g * -value(alpha), x), grad_to(g, y), None)
 
 
-@vjp("ltorch.normal")
-def _(b, g):  # torch.normal is not reparameterised: eager's gradients of mean and std are zeros
+@vjp("ltorch.normal", "ltorch.uniform", "ltorch.normal_functional", "ltorch.cauchy", "ltorch.exponential",
+     "ltorch.geometric", "ltorch.log_normal")
+def _(b, g):  # draws are not reparameterised: eager's gradients of mean and std (or of the filled tensor) are zeros
     return tuple(zeros_for(a) if is_tensor(a) else None for a in b.args)
 
 
@@ -266,9 +267,13 @@ def _(b, g):
     return (B.softmax_backward(g, b.output, b.kwargs["dim"]),)
 
 
+@vjp("ltorch.safe_softmax")
+def _(b, g):  # from the output, whose fully masked rows are zeros (the inner softmax's are NaN)
+    x = b.args[0]
+    return (B.softmax_backward(g, b.output, b.kwargs["dim"]).to(x.dtype),)
+
+
 @vjp("ltorch.log_softmax")
 def _(b, g):
     return (B.log_softmax_backward(g, b.output, b.kwargs["dim"]),)
 
-
-from . import vjp_ltorch_nn, vjp_ltorch_shape  # noqa: E402, F401 - they register their rules

@@ -116,6 +116,16 @@ def _(b, g):
     return (gi, None, None, gw, gb, None, None)[:len(b.args)]
 
 
+@vjp("ltorch.native_batch_norm", "ltorch.native_batch_norm_legit", "ltorch.batch_norm_with_update")
+def _(b, g, *_statistics):
+    # ATen's batch norms: F.batch_norm's gradient (their batch statistics are outputs without one)
+    x, w, bias, rm, rv, _momentum, eps = b.args
+    mask = (x.requires_grad, is_tensor(w) and w.requires_grad, is_tensor(bias) and bias.requires_grad)
+    grads = iter(B.batch_norm_backward(g, x, w, rm, rv, eps, training=b.kwargs.get("training", True),
+                                       output_mask=mask))
+    return (*(next(grads) if m else None for m in mask), None, None, None, None)
+
+
 # ---------------------------------------------------------------- attention and embedding
 
 def _no_dropout(b):

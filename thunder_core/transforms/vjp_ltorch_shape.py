@@ -201,6 +201,31 @@ def _(b, g):
     return (_var_grad(b, g / (b.output * 2)),)
 
 
-@vjp("ltorch.vector_norm", applies=lambda b: b.kwargs.get("ord", 2) == 0)
-def _(b, g):  # the count of non-zeros: eager's LinalgVectorNormBackward gives no gradient (None), not zeros
-    return (None,)
+@vjp("ltorch.vector_norm")
+def _(b, g):
+    """PyTorch's ``norm_backward``: its subgradient 0 where the norm is 0 (the decomposition's
+    ``sqrt`` would give NaN there), ``sgn(x)`` for ``ord=1``, the maxima sharing the cotangent
+    for ``ord=+-inf``."""
+    x, kw = b.args[0], b.kwargs
+    p = kw.get("ord", 2)
+    if p == 0:  # the count of non-zeros: eager's LinalgVectorNormBackward gives no gradient (None), not zeros
+        return (None,)
+    dims = reduction_dims(x, kw.get("dim"))
+    norm = b.output
+    if not kw.get("keepdim", False) and x.ndim:
+        kept = [1 if d in dims else s for d, s in enumerate(x.shape)]
+        g, norm = g.reshape(kept), norm.reshape(kept)
+    if p == 1:
+        out = T.sgn(x) * g
+    elif p == 2:
+        out = g * T.where(norm == 0, 0.0, x / norm)
+    elif p in (float("inf"), float("-inf")):
+        a = T.abs(x)
+        mask = T.logical_or(a == norm, T.isnan(a))
+        out = T.sgn(x) * ((g / T.sum(mask, dims, keepdim=True)) * mask)
+    elif p < 1:
+        out = T.sgn(x) * T.where(x == 0, 0.0, T.pow(T.abs(x), p - 1)) * g * T.pow(norm, 1 - p)
+    else:
+        scaled = T.sgn(x) * T.pow(T.abs(x), p - 1) if p < 2 else x * T.pow(T.abs(x), p - 2)
+        out = scaled * T.where(norm == 0, 0.0, g / T.pow(norm, p - 1))
+    return (out if out.dtype == x.dtype else out.to(x.dtype),)

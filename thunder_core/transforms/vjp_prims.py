@@ -255,11 +255,13 @@ def _prod(b, g):
 
 
 def _amax_amin(b, g):
-    """The gradient goes to the elements equal to the result, shared equally among ties."""
+    """The gradient goes to the elements equal to the result, shared equally among ties:
+    ``g / count * mask``, eager's formula, which is NaN everywhere when no element equals a
+    NaN result (a ``where`` would give zeros)."""
     a, dims = b.args[0], b.kwargs["dims"]
-    hit = a == expand_back(b.output, a, dims)
-    count = prims.sum(prims.convert_element_type(hit, dtype=g.dtype), dims=dims)
-    return (prims.where(hit, expand_back(g / count, a, dims), 0),)
+    hit = prims.convert_element_type(a == expand_back(b.output, a, dims), dtype=g.dtype)
+    count = prims.sum(hit, dims=dims)
+    return (expand_back(g / count, a, dims) * hit,)
 
 
 vjp("prims.amax", "prims.amin")(_amax_amin)

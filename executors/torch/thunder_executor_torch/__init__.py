@@ -9,9 +9,9 @@ __version__ = "0.1.0.dev0"
 
 def implementations() -> dict:
     """symbol id -> callable for every symbol known now (torch-level and primitives)."""
-    from thunder_core.extend import python_impls, torch_impls
+    from thunder_core.extend import higher_order_impls, python_impls, torch_impls
 
     from .autograd import add_cotangent, torch_vjp
     from .prims import IMPLS
 
-    return {**torch_impls(), **python_impls(), **IMPLS, "autograd.torch_vjp": torch_vjp, "autograd.add_cotangent": add_cotangent}
+    return {**torch_impls(), **python_impls(), **higher_order_impls(), **IMPLS, "autograd.torch_vjp": torch_vjp, "autograd.add_cotangent": add_cotangent}

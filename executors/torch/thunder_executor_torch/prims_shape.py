@@ -66,3 +66,8 @@ def gather(a, index, *, dim):
 @impl("prims.scatter_add")
 def scatter_add(a, index, src, *, dim):
     return torch.scatter_add(a, dim, index, src)
+
+
+@impl("prims.scatter_reduce")
+def scatter_reduce(a, index, src, *, dim, reduce):
+    return torch.scatter_reduce(a, dim, index, src, reduce, include_self=True)

@@ -12,7 +12,7 @@ import torch
 from torch._subclasses.fake_tensor import FakeTensorMode
 
 import thunder_core as tc
-from thunder_core.examples.models import GPTBlock
+from thunder_core.examples.models import GPT, GPTBlock
 from thunder_executor_triton.plugin import TRITON
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -46,29 +46,53 @@ def plan_gpt_block(target="h100"):
     return tc.plan(model, x, target=target, executors=[TRITON, "torch"])
 
 
-def test_gpt_block_on_h100_gets_triton_kernels_with_cubins():
-    p = plan_gpt_block("h100")
+def _triton_regions_have_cubins(p, sm=".target sm_90a"):
     triton = {name: region for name, (ex, region) in p.regions.items() if ex == "triton"}
     assert triton, p.explain()
-    fused = {b.sym.id for r in triton.values() for b in r.bsyms}
-    assert {"ltorch.add", "ltorch.gelu", "ltorch.gelu_backward", "ltorch.layer_norm"} <= fused, fused
     for name in triton:
         kinds = {a.kind: a for a in p.artifacts[name]}
         assert kinds["cubin"].content[:4] == b"\x7fELF"
-        assert ".target sm_90a" in kinds["ptx"].content
+        assert sm in kinds["ptx"].content
         assert "@triton.jit" in kinds["source"].content
-        assert "num_warps=4" in kinds["cubin"].note and "registers=" in kinds["cubin"].note
-    notes = " ".join(a.note for arts in p.artifacts.values() for a in arts)
-    assert "pointwise kernel" in notes and "row kernel" in notes and "column kernel" in notes
+        assert "num_warps=" in kinds["cubin"].note and "registers=" in kinds["cubin"].note
+        assert "BLOCK" in kinds["autotune"].content
     # matmuls stay with the library kernels
     assert not any("matmul" in b.sym.tags or b.sym.id == "ltorch.linear" for r in triton.values() for b in r.bsyms)
-    # measured: 11 of 13 (all 5 of the forward: both layer norms, one with the residual add
-    # fused in, gelu, the adds; in the backward gelu_backward, a recomputed add and the four
-    # bias gradients' sums over dim 0; left: layer_norm_backward, three outputs mixing a row
-    # kernel (the input gradient) and column reductions (the weight gradients))
+    return triton
+
+
+def test_gpt_block_on_h100_gets_triton_kernels_with_cubins():
+    p = plan_gpt_block("h100")
+    triton = _triton_regions_have_cubins(p)
+    fused = {b.sym.id for r in triton.values() for b in r.bsyms}
+    assert {"ltorch.add", "ltorch.gelu", "ltorch.gelu_backward", "ltorch.layer_norm"} <= fused, fused
+    notes = " ".join(a.note for arts in p.artifacts.values() for a in arts)
+    assert "pointwise kernel" in notes and "row kernel" in notes and "reduction kernel" in notes
+    # all 13 non-matmul compute symbols: both layer norms (one with the residual add), gelu,
+    # the adds; in the backward gelu_backward, a recomputed add, the four bias gradients'
+    # sums over rows, and both layer_norm_backward, each one kernel (input gradient per row,
+    # weight and bias gradients over all rows)
     done, total, missed = coverage(p)
-    assert (done, total) >= (11, 13), (done, total, missed)
-    assert set(missed) <= {"ltorch.layer_norm_backward"}, missed
+    assert (done, total, missed) == (13, 13, []), (done, total, missed)
+    assert sum("layer_norm_backward" in b.sym.id for r in triton.values() for b in r.bsyms) == 2
+
+
+def test_two_layer_gpt_with_its_loss_on_h100_is_all_triton_but_the_matmuls():
+    """The 2-layer GPT in bf16 with targets: every non-matmul compute symbol of the forward
+    and backward (embeddings' adds, norms, gelu, cross-entropy forward and backward, all
+    gradients' reductions) in Triton regions, each with a cubin."""
+    torch.manual_seed(0)
+    model = GPT(vocab=256, n_embd=64).to(torch.bfloat16)
+    with FakeTensorMode():
+        idx = torch.randint(0, 256, (4, 32), device="cuda")
+        targets = torch.randint(0, 256, (4, 32), device="cuda")
+    p = tc.plan(model, idx, targets, target="h100", executors=[TRITON, "torch"])
+    triton = _triton_regions_have_cubins(p)
+    done, total, missed = coverage(p)
+    assert (done, total, missed) == (43, 43, []), (done, total, missed)
+    fused = {b.sym.id for r in triton.values() for b in r.bsyms}
+    assert {"ltorch.log_softmax", "ltorch.nll_loss", "ltorch.nll_loss_backward", "ltorch.log_softmax_backward",
+            "ltorch.layer_norm_backward", "ltorch.ne"} <= fused, fused
 
 
 @pytest.mark.parametrize("target,sm", [("a100", "sm_80"), ("b200", "sm_100a")])
@@ -130,7 +154,7 @@ def test_without_the_interpreter_it_plans_in_process_and_refuses_to_run(tmp_path
             x = torch.randn(64, 128, device="cuda", dtype=torch.bfloat16)
         p = tc.plan(lambda x: torch.softmax(x * 2, -1).sum(0), x, target="h100", executors=[TRITON, "torch"])
         kinds = sorted(a.kind for arts in p.artifacts.values() for a in arts)
-        assert kinds == ["cubin"] * 2 + ["ptx"] * 2 + ["source"] * 2, kinds
+        assert kinds == ["autotune", "cubin", "ptx", "source"], kinds  # one kernel: rows, then over rows
         assert not aot._WORKER  # compiled in this process
         try:
             tc.jit(lambda x: x * 2, executors=[TRITON, "torch"])(torch.randn(3))
@@ -162,7 +186,7 @@ def test_a_script_under_the_interpreter_plans_through_the_worker(tmp_path):
             x = torch.randn(64, 128, device="cuda", dtype=torch.float16)
         p = tc.plan(lambda x: torch.relu(x) * 2, x, target="a100", executors=[TRITON, "torch"])
         (arts,) = p.artifacts.values()
-        assert [a.kind for a in arts] == ["source", "ptx", "cubin"] and aot._WORKER
+        assert [a.kind for a in arts] == ["source", "ptx", "cubin", "autotune"] and aot._WORKER
     """))
     env = dict(os.environ, TRITON_INTERPRET="1")
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "executors" / "triton"), env.get("PYTHONPATH", "")])

@@ -1,7 +1,5 @@
 """Pointwise kernels under Triton's interpreter, against eager PyTorch."""
 
-import math
-
 import pytest
 import torch
 import torch.nn.functional as F
@@ -119,8 +117,29 @@ def test_an_op_without_codegen_is_declined_by_name():
     assert triton_regions(tc.last_traces(jf)[-1])
 
 
-def test_integer_tensors_are_declined():
-    x = torch.arange(12).reshape(3, 4)
+def test_integer_tensors_compute_as_integers():
+    """int64 arithmetic, comparisons and where stay integers (no float32 round trip: values
+    beyond 2**24 stay exact), mixed with floats through conversions."""
+    x = torch.arange(12).reshape(3, 4) * 3_000_001  # beyond float32's exact integers
+    y = torch.randn(3, 4)
+
+    def fn(x, y):
+        return torch.where(x > 9_000_000, x * 2 + 1, -x), (x != 6_000_002) & (y > 0), x.float() * y
+
+    jf = jit(fn)
+    for a, e in zip(jf(x, y), fn(x, y)):
+        assert a.dtype == e.dtype and torch.equal(a, e)
+    assert len(triton_regions(tc.last_traces(jf)[-1])) == 1, tc.explain(jf)
+
+
+def test_unsupported_dtypes_and_integer_ops_are_declined_with_reasons():
+    x = torch.arange(12, dtype=torch.int8).reshape(3, 4)
     jf = jit(lambda x: x * 2 + 1)
     assert torch.equal(jf(x), x * 2 + 1)
-    assert "not int64" in str(tc.explain(jf))
+    assert "declined: triton" in str(tc.explain(jf)) and "not int8" in str(tc.explain(jf))
+    x = torch.arange(12).reshape(3, 4)
+    for fn, reason in [(lambda x: torch.div(x, 5, rounding_mode="floor") + 1, "no Triton code generation for "
+                        "prims.floor_divide"), (lambda x: x.sum(-1) + 1, "prims.sum of integers")]:
+        jf = jit(fn)
+        assert torch.equal(jf(x), fn(x))
+        assert reason in str(tc.explain(jf)), tc.explain(jf)

@@ -6,6 +6,8 @@ import torch
 import torch.nn.functional as F
 
 import thunder_core as tc
+from thunder_core.extend import region_of
+from thunder_executor_triton.codegen import generate
 from triton_helpers import close, jit, no_worse_than_eager, triton_regions
 
 DTYPES = [torch.float32, torch.float16, torch.bfloat16]
@@ -55,13 +57,48 @@ def test_many_rows_and_one_long_row():
         assert triton_regions(tc.last_traces(jf)[-1])
 
 
-def test_reductions_over_other_dims_are_left_to_others():
-    x = torch.randn(4, 8, 16)
-    fn = lambda x: (x * 2).sum(1) + 1  # noqa: E731  (a middle dim: neither a row nor a column kernel)
+@pytest.fixture
+def looped(monkeypatch):
+    """Rows longer than 16 elements are walked in chunks of 8 (the layout of a large
+    vocabulary's rows, at a size the interpreter runs quickly)."""
+    import thunder_executor_triton.tuning as tuning
+
+    monkeypatch.setitem(tuning.WHOLE_ROW, "cpu", 16)
+    monkeypatch.setitem(tuning.CHUNK, "cpu", 8)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_rows_longer_than_a_program_holds_are_looped_over(looped, name, dtype):
+    """Every row function again with 37-element rows in chunks of 8: one pass per level of
+    reductions (a softmax's max and sum in one pass, online), Welford-merged var."""
+    torch.manual_seed(4)
+    fn = FUNCTIONS[name]
+    x, w, b = torch.randn(3, 5, 37, dtype=dtype), torch.randn(37, dtype=dtype), torch.randn(37, dtype=dtype)
     jf = jit(fn)
-    close(jf(x), fn(x), torch.float32)
-    final = tc.last_traces(jf)[-1]
-    assert any(b.sym.id == "ltorch.sum" for b in final.bound_symbols), final.python()
+    close(jf(x, w, b), fn(x, w, b), dtype)
+    (region,) = triton_regions(tc.last_traces(jf)[-1])
+    assert "looped over chunks" in generate(region_of(region), "cpu").describe
+
+
+def test_a_looped_softmax_reads_its_row_twice(looped):
+    """The online softmax: the maximum and the sum of exponentials in one pass, then the
+    outputs: two loops over the row, not three."""
+    jf = jit(lambda x: x.softmax(-1))
+    x = torch.randn(4, 50)
+    close(jf(x), x.softmax(-1), torch.float32)
+    (region,) = triton_regions(tc.last_traces(jf)[-1])
+    kernel = generate(region_of(region), "cpu")
+    assert "looped" in kernel.describe and kernel.source.count("for c0 in range(0, C, BLOCK_C)") == 2, kernel.source
+
+
+def test_amax_and_amin_propagate_nan_like_eager(looped):
+    x = torch.randn(6, 40)
+    x[1, 7], x[4, 33] = float("nan"), float("nan")
+    for fn in (lambda x: x.amax(-1), lambda x: x.amin(-1) * 2):
+        for long_rows in (x, x[:, :12]):  # looped, then whole rows
+            jf = jit(fn)
+            torch.testing.assert_close(jf(long_rows), fn(long_rows), equal_nan=True)
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
@@ -96,3 +133,22 @@ def test_a_per_row_value_is_not_mistaken_for_a_column_in_square_shapes():
     for fn in (lambda x, y: x * (x.mean(-1) + y), lambda x, y: x - x.amax(-1)):
         jf = jit(fn)
         close(jf(x, y), fn(x, y), torch.float32)
+
+
+@pytest.mark.parametrize("layout", ["whole", "looped"])
+def test_gather_and_scatter_one_index_per_row(layout, request):
+    """torch.gather / scatter_add along the last dim with one index per row (a loss's target
+    logit and its one-hot gradient), on floats and on int64 values beyond float32's integers."""
+    if layout == "looped":
+        request.getfixturevalue("looped")
+    torch.manual_seed(17)
+    x, xi = torch.randn(6, 37), torch.randint(-2 ** 40, 2 ** 40, (6, 37))
+    idx = torch.randint(0, 37, (6, 1))
+    cases = [(lambda x, i: torch.gather(x * 2, 1, i) + 1, x),
+             (lambda x, i: torch.gather(x + 3, 1, i) - 1, xi),
+             (lambda x, i: torch.zeros_like(x).scatter_add(1, i, torch.full((6, 1), 0.5)) * x, x)]
+    for fn, a in cases:
+        jf = jit(fn)
+        out = jf(a, idx)
+        assert out.dtype == fn(a, idx).dtype and torch.equal(out, fn(a, idx))
+        assert triton_regions(tc.last_traces(jf)[-1]), tc.explain(jf)

@@ -1,23 +1,26 @@
 """What the triton executor claims: maximal runs of fusible symbols, chosen by op traits.
 
-A symbol is *fusible* when it is ``elementwise``, a ``reduction`` or a ``normalization`` (by
-its declared traits; neither ``random``, ``inplace`` nor ``matmul``), or one of the view
-primitives the generator handles (broadcasts, reshapes adding or removing leading 1s), and
-its decomposition reaches only primitives with a Triton template (reductions: sum, amax,
-amin, var, over the last dim; the generator checks the dims). The ClaimFn sees every list the partitioner solves (a trace's top level, forward or
-backward, and each symbol's decomposition), so a torch-level op claimed nowhere else may be
-claimed in its decomposition. A run that cannot be one kernel (its outputs have different
-shapes, a value does not broadcast to them) is cut at the longest prefix that can.
+A symbol is *fusible* when it is ``elementwise``, a ``reduction``, a ``normalization`` or a
+``creation`` (by its declared traits; neither ``random``, ``inplace`` nor ``matmul``), a
+symbol with no trait that has a decomposition (a loss's backward: a scatter of one value per
+row), or one of the view primitives the generator handles; and its decomposition reaches only
+primitives with code generation. The ClaimFn sees every list the partitioner solves (a
+trace's top level, forward or backward, and each symbol's decomposition), so a torch-level op
+claimed nowhere else may be claimed in its decomposition. A run that cannot be one kernel
+(outputs of different shapes, a value reduced and then used across rows) is cut at the longest
+prefix that can; the reason the whole run could not be one kernel is recorded for tc.explain
+(``ctx.decline``).
 """
 
 from __future__ import annotations
 
-from thunder_core.extend import NumberProxy, TensorProxy, has_trait, traits
+from thunder_core.extend import NumberProxy, TensorProxy, traits
 
-from .codegen import DTYPES, check_leaves, generate
-from .ops import Unsupported, VIEWS
+from .codegen import DTYPES, check_leaves, variants
+from .ops import VIEWS, Unsupported
 
 DEVICE_TYPES = ("cpu", "cuda")
+FUSIBLE = frozenset({"elementwise", "reduction", "normalization", "creation"})
 
 
 def candidate(bsym) -> bool:
@@ -25,7 +28,9 @@ def candidate(bsym) -> bool:
     found = traits(bsym)
     if found & {"random", "inplace", "matmul"} or not bsym.flat_outs:
         return False
-    return bool(found & {"elementwise", "reduction", "normalization"}) or bsym.sym.id in VIEWS
+    if found & FUSIBLE or bsym.sym.id in VIEWS:
+        return True
+    return not found and bool(bsym.subsymbols) and "region" not in bsym.sym.tags
 
 
 def check(bsym) -> str | None:
@@ -35,52 +40,48 @@ def check(bsym) -> str | None:
             if p.device.type not in DEVICE_TYPES:
                 return f"Triton kernels run on CPU (interpreter) and CUDA tensors, not {p.device.type}"
             if p.dtype not in DTYPES:
-                return (f"generated kernels load and store float32, float16, bfloat16 and bool tensors, "
-                        f"not {str(p.dtype).removeprefix('torch.')} ({p.name})")
-        elif isinstance(p, NumberProxy):
-            return f"the symbolic number {p.name} (kernels bake constants in)"
-    if len(bsym.flat_outs) != 1:
-        return f"{bsym.sym.id} has {len(bsym.flat_outs)} outputs"
+                return (f"generated kernels load and store float32, float16, bfloat16, bool, int32 and int64 "
+                        f"tensors, not {str(p.dtype).removeprefix('torch.')} ({p.name})")
+        elif type(p) is NumberProxy and p.python_type not in (int, float, bool):
+            return f"the {p.python_type.__name__} number {p.name}"
     if not candidate(bsym):
         return None  # not claimed by the ClaimFn anyway
-    reason = check_leaves(bsym)
-    if reason is not None:
-        return reason
-    out = bsym.flat_outs[0]
-    for p in bsym.flat_args:
-        if isinstance(p, TensorProxy) and has_trait(bsym, "elementwise") and not _aligns(p.shape, out.shape):
-            return f"{p.name} of shape {list(p.shape)} does not broadcast to {list(out.shape)} NumPy's way"
-    return None
-
-
-def _aligns(a, b):
-    from .codegen import aligns
-
-    return aligns(tuple(a), tuple(b))
+    return check_leaves(bsym)
 
 
 def claim(bsyms, ctx):
     """One claim per maximal run of fusible symbols the checker accepts, cut to the longest
-    prefix that makes one kernel; one-symbol regions too (a torch-level op such as gelu is
-    several primitives: one kernel instead of several launches)."""
+    prefix that makes one kernel (in every variant its sizes may need); one-symbol regions too
+    (a torch-level op such as gelu is several primitives: one kernel instead of several
+    launches)."""
     from .kernels import lower
 
+    device_type = ctx.profile.device_type
     i, n = 0, len(bsyms)
     while i < n:
         j = i
         while j < n and candidate(bsyms[j]) and ctx.check(bsyms[j]) is None:
             j += 1
-        end = j
+        end, why = j, None
         while end > i:
             region = ctx.region(i, end)
             if all(b.sym.id in VIEWS for b in region.bsyms):
                 end -= 1  # views alone: no kernel to run
                 continue
             try:
-                generate(region, ctx.profile.device_type)
-            except Unsupported:
+                variants(region, device_type)
+            except Unsupported as e:
+                why = why or str(e)
+                end -= 1
+                continue
+            except Exception as e:  # noqa: BLE001  (a generator bug must not fail the user's compile)
+                why = why or f"a bug in the Triton code generator ({type(e).__name__}: {e}); please report it"
                 end -= 1
                 continue
             yield ctx.claim(i, end, ctx.region_us(region), lower, f"{end - i} symbols in one Triton kernel")
             break
+        if why is not None and j - i > 1:
+            ctx.decline(i, j, f"not one Triton kernel: {why}" + (f" (claimed the first {end - i})" if end > i else ""))
+        elif why is not None:
+            ctx.decline(i, j, why)
         i = max(end, i + 1)

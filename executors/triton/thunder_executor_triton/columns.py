@@ -1,238 +1,288 @@
-"""Column kernels: reductions over leading dims (``sum(dim=0)`` of a ``[N, C]`` tensor, the
-bias gradient of a linear layer; ``sum(dim=0)`` of a ``[B, T, C]`` one, a broadcast position
-embedding's; ``amax``/``amin`` likewise).
+"""Reduction kernels: ``sum``/``amax``/``amin`` over any set of dims ``D`` of a shape ``S``
+other than the last dim alone (that is a row kernel): a linear layer's bias gradient
+(``sum(dim=0)`` of ``[N, C]``), a broadcast position embedding's (``(0,)`` of ``[B, T, C]``),
+a convolution bias gradient (``(0, 2, 3)`` of ``[N, C, H, W]``), a middle dim, everything.
 
-The full shape ``S`` (the reduced input's) reduced over its first ``k`` dims is viewed as
-``R = prod(S[:k])`` rows of ``C = prod(S[k:])`` columns. A
-program owns ``BLOCK_C`` columns and loops over the rows ``BLOCK_R`` at a time, computing the
-elementwise prologue of each tile and accumulating it in a float32 ``[BLOCK_R, BLOCK_C]``
-accumulator; after the loop the accumulator is reduced over its rows, the elementwise
-epilogue runs on the ``[1, BLOCK_C]`` results, and only reduced values (shape ``[C]`` or
-``[1, ..., 1, C]``) are stored. Values are "full" (a tile, inside the loop), "col" (after
-the loop) or "const". A full value may not depend on a reduced one (``x - x.mean(0)``: two
-passes, not generated), and full outputs are not written (declined): the region is cut
-before them.
+``S`` is viewed as ``O`` outputs (its kept dims ``K``, flattened) times ``RR`` reduced
+elements (its dims ``D``, flattened): the flat offset of element ``(o, r)`` is
+``obase(o) + rbase(r)``, each a sum of per-dim indices (``(o // inner) % size``) times ``S``'s
+strides, which collapses to ``r * O + o`` for leading dims and ``o * RR + r`` for trailing
+ones. A program owns ``BLOCK_O`` outputs and loops over its share of the reduced elements
+``BLOCK_R`` at a time, computing the elementwise prologue of each ``[BLOCK_R, BLOCK_O]`` tile
+and accumulating lane-wise in float32; after the loop it reduces the lanes, runs the
+elementwise epilogue on the ``[1, BLOCK_O]`` results and stores the reduced outputs.
 
-One program per ``BLOCK_C`` columns means little parallelism for few columns and many rows;
-a GPU kernel would split the rows across programs (atomics or a second pass). Not done here.
+When few outputs reduce many elements (a bias gradient of a large batch, a full sum),
+``SPLIT`` programs share each block of outputs: each writes its partial results to a
+workspace, and the last one to finish (an atomic counter per block) combines them and runs
+the epilogue. A full value that depends on a reduced one (``x - x.mean(0)``, two passes) is
+not generated, and full outputs are not written: such regions are cut before them.
 """
 
 from __future__ import annotations
 
-import math
+from .emit import Emitter, Kernel, Launch, assign, broadcast, convert
+from .graph import aligns, strip
+from .ops import REDUCTIONS, Unsupported
+from .pointwise import BIG, needed
+from .programs import combine, last_program, partials, reduce_all
+from .tuning import cdiv, reduce_params
 
-import torch
-
-from thunder_core.extend import Proxy, TensorProxy
-
-from .codegen import DTYPES, Kernel, _arg, _pow2, _strip, aligns, check_io
-from .ops import TEMPLATES, Unsupported, literal
-
-COLUMN_REDUCTIONS = {"prims.sum": ("0.0", "+"), "prims.amax": ('-float("inf")', "max"),
-                     "prims.amin": ('float("inf")', "min")}
+NEG_INF = '-float("inf")'
 
 
-def leading_dims(b) -> int:
-    """k when ``b`` reduces the first k dims of its input (1 <= k < rank), else 0."""
-    if b.sym.id not in COLUMN_REDUCTIONS:
-        return 0
-    rank, dims = len(b.args[0].shape), tuple(_arg(b, 1, "dims"))
-    return len(dims) if 1 <= len(dims) < rank and dims == tuple(range(len(dims))) else 0
+def _padded(shape, S) -> tuple:
+    return (1,) * (len(S) - len(shape)) + tuple(shape[len(shape) - len(S):] if len(shape) > len(S) else shape)
 
 
-def is_column_reduction(b) -> bool:
-    return leading_dims(b) > 0
+class ReduceKernel(Emitter):
+    def __init__(self, g, S, device_type: str, big: bool, split: bool):
+        super().__init__(g, device_type, big)
+        self.S, self.split = S, split
+        reds = [n for n in g.nodes if n.op == "reduce"]
+        moved = next((n for n in g.nodes if n.op in ("gather", "scatter")), None)
+        if moved is not None or not reds:
+            raise Unsupported(f"{moved.sid} along dim {moved.attrs['dim']} of {self.dims.show(moved.args[0].shape)} "
+                              f"(only along the last dim, one index per row)")
+        first = reds[0]
+        self.D = first.attrs["dims"]
+        self.K = tuple(d for d in range(len(S)) if d not in self.D)
+        self.space: dict = {}
+        for n in g.nodes:
+            self.space[n] = self._classify(n)
+        want = needed([n for _, n in g.outputs])
+        self.reds = [n for n in reds if n in want]
+        for p, n in g.outputs:
+            if self.space[n] not in ("out", "const") or not self._is_out_shape(n.shape):
+                raise Unsupported(f"the output {p.name} {self.dims.show(n.shape)} is not a reduced value (reduction "
+                                  f"kernels write only their reduced results)")
 
+    def _varies(self, shape) -> set:
+        """The dims of ``S`` along which a value of ``shape`` (NumPy-aligned) varies."""
+        P = _padded(shape, self.S)
+        return {d for d, k in enumerate(P) if k != 1}
 
-def column_params(nrows: int, ncols: int, device_type: str) -> tuple[int, int, int]:
-    """(BLOCK_R, BLOCK_C, num_warps): 64 columns x 64 rows per step and 4 warps on a GPU (not
-    tuned on one); as large as possible in the interpreter."""
-    if device_type == "cpu":
-        block_c = min(_pow2(ncols), 1024)
-        return max(1, min(_pow2(nrows), (1 << 14) // block_c)), block_c, 4
-    block_c = min(_pow2(ncols), 64)
-    return max(1, min(_pow2(nrows), 4096 // block_c)), block_c, 4
+    def _is_out_shape(self, shape) -> bool:
+        return [k for k in shape if k != 1] == [self.S[d] for d in self.K if self.S[d] != 1]
 
+    def _classify(self, n) -> str:
+        sp, dims = self.space, self.dims
+        if n.op in ("literal", "number", "full"):
+            return "const"
+        if n.op == "input":
+            return "const" if all(k == 1 for k in n.shape) else "input"
+        a = n.args[0] if n.args else None
+        if n.op == "convert":
+            return sp[a]
+        if n.op == "view":
+            s = sp[a]
+            if s in ("const",):
+                return s
+            if s == "out":
+                if [k for k in a.shape if k != 1] != [k for k in n.shape if k != 1]:
+                    raise Unsupported(f"{n.sid} of the reduced value {a.label} to {dims.show(n.shape)}")
+                return s
+            if n.sid == "prims.broadcast_in_dim":
+                rank, arank = len(n.shape), len(a.shape)
+                if n.attrs["dims"] != tuple(range(rank - arank, rank)):
+                    raise Unsupported(f"prims.broadcast_in_dim onto dims {n.attrs['dims']} (only trailing dims)")
+            elif strip(a.shape) != strip(n.shape):
+                raise Unsupported(f"{n.sid} from {dims.show(a.shape)} to {dims.show(n.shape)}")
+            return "loop" if s == "input" else s
+        if n.op == "prim":
+            found = {"loop" if sp[x] == "input" else sp[x] for x in n.args} - {"const"}
+            if "out" in found:
+                for x in n.args:
+                    if sp[x] == "loop" or (sp[x] == "input" and not self._varies(x.shape) <= set(self.K)):
+                        raise Unsupported(f"{x.label} is used by the rows after being reduced (a two-pass kernel)")
+                return "out"
+            if found and not aligns(n.shape, self.S):
+                raise Unsupported(f"{n.sid} makes {n.label} {dims.show(n.shape)}, which does not broadcast to "
+                                  f"{dims.show(self.S)}")
+            return "loop" if found else "const"
+        if n.op == "reduce":
+            s = sp[a]
+            if n.sid == "prims.var" or n.attrs["dims"] != self.D or a.shape != self.S or s not in ("loop", "input"):
+                raise Unsupported(f"{n.sid} over dims {n.attrs['dims']} of {a.label} {dims.show(a.shape)} in a "
+                                  f"reduction kernel over dims {self.D} of {dims.show(self.S)}")
+            return "out"
+        raise Unsupported(f"{n.sid} in a reduction kernel")
 
-def generate_column(region, leaf_list, device_type: str, name: str = "triton_region") -> Kernel:
-    first = next(b for b, _ in leaf_list if is_column_reduction(b))
-    shape = tuple(int(s) for s in first.args[0].shape)
-    lead = leading_dims(first)
-    ncols, numel = math.prod(shape[lead:]), math.prod(shape)
-    nrows = numel // max(ncols, 1)
-    if ncols < 1 or nrows < 2:
-        raise Unsupported(f"a column reduction of {list(shape)}")
-    big = numel >= 2 ** 31 - 1
-    col_shape = _strip(shape[lead:])
-    inputs = list(region.inputs)
-    check_io(region)
-    in_names = {p.name: f"in{k}" for k, p in enumerate(inputs)}
-    loop: list = []     # statements inside the loop over rows
-    post: list = []     # after it
-    init: list = []     # accumulators, before it
-    env: dict = {}      # (proxy name, section) -> (expression, kind, space) for loads; name -> value otherwise
-    values: dict = {}
-    counter = [0]
+    # ---------------------------------------------------------------- offsets
 
-    def fresh(prefix):
-        counter[0] += 1
-        return f"{prefix}{counter[0]}"
-
-    def is_col_shape(shp) -> bool:
-        return _strip(shp) == col_shape or _strip(shp) == ()
-
-    def load(p, section):
-        key = (p.name, section)
-        if key in env:
-            return env[key]
-        ptr, pshape = in_names[p.name], tuple(int(x) for x in p.shape)
-        kind = "b" if p.dtype == torch.bool else "f"
-        var = fresh("x")
-        conv = ".to(tl.float32)" if kind == "f" else ""
-        if _strip(pshape) == ():
-            line, space = f"    {var} = tl.load({ptr}){conv}", "const"
-        elif section == "post":
-            if _strip(pshape) != col_shape:
-                raise Unsupported(f"the input {p.name} {list(pshape)} used after a column reduction of {list(shape)}")
-            line, space = f"    {var} = tl.load({ptr} + cols, mask=cmask){conv}", "col"
-        else:
-            if not aligns(pshape, shape):
-                raise Unsupported(f"the input {p.name} of shape {list(pshape)} does not broadcast to {list(shape)}")
-            if _strip(pshape) == _strip(shape):
-                off = "offs"
-            elif _strip(pshape) == (ncols,) and len(col_shape) == 1:
-                off = "cols"  # constant over the rows: one [1, BLOCK_C] load per step
+    def base(self, which: str, var: str) -> str:
+        """The part of the flat offset into ``S`` from the kept (``"o"``) or reduced
+        (``"r"``) index ``var``: runs of adjacent dims count as one (``(0, 2, 3)`` of
+        ``[N, C, H, W]`` is ``(r // HW) * C*H*W + r % HW``)."""
+        sub = [d for d in (self.K if which == "o" else self.D) if self.S[d] != 1]
+        runs: list = []
+        for d in sub:
+            if runs and runs[-1][-1] == d - 1 or runs and all(self.S[x] == 1 for x in range(runs[-1][-1] + 1, d)):
+                runs[-1].append(d)
             else:
-                terms, stride, offset = [], 1, len(shape) - len(pshape)
-                for d in range(len(pshape) - 1, -1, -1):
-                    if pshape[d] != 1:
-                        d0 = d + offset
-                        inner = math.prod(shape[d0 + 1:])
-                        idx = "offs" if inner == 1 else f"(offs // {inner})"
-                        idx = f"({idx} % {shape[d0]})" if d0 > 0 else idx
-                        terms.append(idx if stride == 1 else f"{idx} * {stride}")
-                    stride *= pshape[d]
-                off = " + ".join(reversed(terms))
-            m = "cmask" if off == "cols" else "mask"
-            line, space = f"    {var} = tl.load({ptr} + {off}, mask={m}){conv}", "full"
-        (loop if section == "loop" else post).append(line + f"  # {p.name}")
-        env[key] = (var, kind, space)
-        return env[key]
+                runs.append([d])
+        terms = []
+        for j, run in enumerate(runs):
+            size = [self.S[d] for d in run]
+            inner = [self.S[d] for r in runs[j + 1:] for d in r]
+            idx = var if not inner else f"({var} // {self.dims.prod(inner)})"
+            if j > 0:
+                idx = f"({idx} % {self.dims.prod(size)})"
+            stride = [k for k in self.S[run[-1] + 1:] if k != 1]
+            terms.append(idx if not stride else f"{idx} * {self.dims.prod(stride)}")
+        return " + ".join(terms) or "0"
 
-    def value(x, section):
-        if isinstance(x, TensorProxy):
-            if x.name in values:
-                v = values[x.name]
-                if section == "loop" and v[2] == "col":
-                    raise Unsupported(f"{x.name} is used by the rows after being reduced (a two-pass kernel)")
-                if section == "post" and v[2] == "full":
-                    raise Unsupported(f"{x.name} is a full value used after a column reduction")
-                return v
-            if x.name in in_names:
-                return load(x, section)
-            raise Unsupported(f"{x.name} is used before it is computed")
-        if isinstance(x, Proxy):
-            raise Unsupported(f"the symbolic number {x.name}")
-        return (*literal(x), "const")
+    def load_input(self, n, section: str):
+        varies = self._varies(n.shape)
+        if section == "post" or (varies <= set(self.K) and varies):
+            if not varies <= set(self.K):
+                raise Unsupported(f"the input {n.label} {self.dims.show(n.shape)} used after the reduction varies "
+                                  f"along reduced dims")
+            sub = [d for d in self.K]
+            shape = tuple(_padded(n.shape, self.S)[d] for d in sub)
+            off = self.offset(shape, tuple(self.S[d] for d in sub), "o")
+            return self.load(n, off, "omask")
+        return self.load(n, self.offset(n.shape, self.S, "offs"), "mask")
 
-    def section_of(args):
-        """Where a leaf runs: after the loop if it reads a reduced value, else in it."""
-        for a in args:
-            if isinstance(a, TensorProxy) and a.name in values and values[a.name][2] == "col":
-                return "post"
-        return "loop"
 
-    for b, _ in leaf_list:
-        sid, out = b.sym.id, b.flat_outs[0]
-        if len(b.flat_outs) != 1:
-            raise Unsupported(f"{sid} has {len(b.flat_outs)} outputs")
-        if sid in COLUMN_REDUCTIONS:
-            if leading_dims(b) != lead or tuple(int(s) for s in b.args[0].shape) != shape:
-                raise Unsupported(f"{sid} over dims {tuple(_arg(b, 1, 'dims'))} of {list(b.args[0].shape)} in a "
-                                  f"column kernel of {list(shape)}")
-            expr, kind, space = value(b.args[0], "loop")
-            if space != "full":
-                raise Unsupported(f"{sid} of a value that is not a full tile")
-            neutral, op = COLUMN_REDUCTIONS[sid]
-            acc = fresh("acc")
-            init.append(f"    {acc} = tl.full([BLOCK_R, BLOCK_C], {neutral}, tl.float32)")
-            x = f"tl.where(mask, {expr}{'.to(tl.float32)' if kind == 'b' else ''}, {neutral})"
-            loop.append(f"    {acc} = {acc} + {x}" if op == "+" else
-                        f"    {acc} = tl.{'maximum' if op == 'max' else 'minimum'}({acc}, {x})")
-            res = fresh("v")
-            fn = {"+": "tl.sum", "max": "tl.max", "min": "tl.min"}[op]
-            post.append(f"    {res} = {fn}({acc}, axis=0, keep_dims=True)  # {sid} -> {out.name}")
-            values[out.name] = (res, "f", "col")
-        elif sid in ("prims.broadcast_in_dim", "prims.reshape", "prims.squeeze"):
-            a = b.args[0]
-            v = value(a, section_of([a]))
-            if v[2] == "col":
-                if not is_col_shape(out.shape):
-                    raise Unsupported(f"{sid} of the reduced value {a.name} to {list(out.shape)}")
-            elif sid == "prims.broadcast_in_dim":
-                bshape, dims = _arg(b, 1, "shape"), tuple(_arg(b, 2, "broadcast_dimensions"))
-                if dims != tuple(range(len(bshape) - len(a.shape), len(bshape))):
-                    raise Unsupported(f"prims.broadcast_in_dim onto dims {dims} (only trailing dims)")
-            elif _strip(a.shape) != _strip(out.shape):
-                raise Unsupported(f"{sid} from {list(a.shape)} to {list(out.shape)}")
-            values[out.name] = v
-        elif sid == "prims.convert_element_type":
-            a, dtype = b.args[0], _arg(b, 1, "dtype")
-            v = value(a, section_of([a]))
-            if dtype == torch.bool:
-                values[out.name] = (f"({v[0]} != 0)", "b", v[2]) if v[1] == "f" else v
-            elif dtype in (torch.float32, torch.float16, torch.bfloat16, float):
-                values[out.name] = (f"{v[0]}.to(tl.float32)", "f", v[2]) if v[1] == "b" else v
-            else:
-                raise Unsupported(f"conversion to {dtype}")
-        elif sid in TEMPLATES:
-            if b.kwargs:
-                raise Unsupported(f"{sid} with keyword arguments {sorted(b.kwargs)}")
-            section = section_of(b.args)
-            args = [value(a, section) for a in b.args]
-            expr, kind = TEMPLATES[sid](*[(a[0], a[1]) for a in args])
-            spaces = {a[2] for a in args} - {"const"}
-            space = spaces.pop() if spaces else "const"
-            if section == "post" and not is_col_shape(out.shape):
-                raise Unsupported(f"{sid} after a column reduction makes {out.name} {list(out.shape)}")
-            var = fresh("v")
-            (post if section == "post" else loop).append(f"    {var} = {expr}  # {sid} -> {out.name}")
-            values[out.name] = (var, kind, space if section == "loop" else "col")
+def generate_reduce(g, S, device_type: str, variant, name: str) -> Kernel:
+    dims = g.dims
+    if variant is None:
+        from .tuning import CPU, Target
+
+        t = CPU if device_type == "cpu" else Target("cuda", "cuda", 132)
+        k0 = [d for d in range(len(S))]
+        reds = [n for n in g.nodes if n.op == "reduce"]
+        D = reds[0].attrs["dims"] if reds else ()
+        O = dims.estimate([S[d] for d in k0 if d not in D])
+        RR = dims.estimate([S[d] for d in D])
+        # symbolic sizes: always the split layout (SPLIT=1 when one program suffices), so one
+        # kernel serves every size
+        variant = (dims.estimate(S) >= BIG, reduce_params(O, RR, t)["SPLIT"] > 1 or _symbolic(S))
+    big, split = variant
+    k = ReduceKernel(g, S, device_type, big, split)
+    O_keys = [S[d] for d in k.K]
+    R_keys = [S[d] for d in k.D]
+    pre = k.lines = []
+    assign(pre, "O", dims.prod(O_keys) if O_keys else "1")
+    assign(pre, "RR", dims.prod(R_keys))
+    assign(pre, "po", k.pid(0))
+    assign(pre, "o", "po * BLOCK_O + tl.arange(0, BLOCK_O)[None, :]")
+    assign(pre, "omask", "o < O")
+    if split:
+        assign(pre, "ps", k.pid(1))
+        assign(pre, "step", "tl.cdiv(tl.cdiv(RR, SPLIT), BLOCK_R) * BLOCK_R")
+        assign(pre, "r_lo", "ps * step")
+        assign(pre, "r_hi", "tl.minimum(r_lo + step, RR)")
+    else:
+        pre += ["    r_lo = 0", "    r_hi = RR"]
+    assign(pre, "obase", k.base("o", "o"))
+    loop: list = []
+    post: list = []
+    vals: dict = {}         # node -> value, per section
+    loop_vals: dict = {}
+    for j, n in enumerate(k.reds):
+        neutral = REDUCTIONS[n.sid][0]
+        pre.append(f"    acc{j} = tl.full([BLOCK_R, BLOCK_O], {neutral}, tl.float32)  # {n.sid} -> {n.label}")
+    loop_head = ["    for r0 in range(r_lo, r_hi, BLOCK_R):",
+                 "        r = r0 + tl.arange(0, BLOCK_R)[:, None]",
+                 "        mask = (r < r_hi) & omask",
+                 f"        offs = {k.base('r', 'r')} + obase"]
+    # the prologue of every reduction, in the loop
+    want_loop = needed([n.args[0] for n in k.reds])
+    k.lines = loop
+    for n in g.nodes:
+        if n not in want_loop:
+            continue
+        s = k.space[n]
+        if s == "const" and n.op != "input":
+            loop_vals[n] = _value(k, n, loop_vals)
+        elif n.op == "input":
+            k.lines = pre if s == "const" else loop
+            loop_vals[n] = k.load(n, "0", "") if s == "const" else k.load_input(n, "loop")
+            k.lines = loop
         else:
-            raise Unsupported(f"{sid} in a column kernel")
+            loop_vals[n] = _value(k, n, loop_vals)
+    for j, n in enumerate(k.reds):
+        x = convert(loop_vals[n.args[0]], "f")[0]
+        neutral = REDUCTIONS[n.sid][0]
+        loop.append(f"    acc{j} = {combine(n.sid, f'acc{j}', f'tl.where(mask, {x}, {neutral})')}")
+    for j, n in enumerate(k.reds):
+        post.append(f"    red{j} = {reduce_all(n.sid, f'acc{j}')}")
+    epilogue: list = []
+    for j, n in enumerate(k.reds):
+        if split:  # partial results of this program's share; the last one combines
+            post.append(f"    tl.store(ws + ({j} * SPLIT + ps) * O + o, red{j}, mask=omask)")
+            epilogue += partials(j, n.sid, "[1, BLOCK_O]", f"({j} * SPLIT + gi) * O + o", " & omask", "SPLIT")
+        vals[n] = (f"tot{j}" if split else f"red{j}", "f")
+    if split:
+        post += last_program("cnt + po", "SPLIT")
+    k.lines = epilogue
+    want = needed([n for _, n in g.outputs], vals)
+    for n in g.nodes:
+        if n in want and n not in vals:
+            s = k.space[n]
+            if n.op == "input":
+                vals[n] = k.load(n, "0", "") if s == "const" else k.load_input(n, "post")
+            elif s in ("out", "const"):
+                vals[n] = _value(k, n, vals)
+    for j, (p, n) in enumerate(g.outputs):
+        expr, kind = vals[n]
+        if k.space[n] == "const":
+            expr = broadcast(expr, kind, "[1, BLOCK_O]")
+        epilogue.append(f"    tl.store(out{j} + o, {k.stored(j, p.dtype, (expr, kind))}, mask=omask)  # {p.name}")
+    k.register(g.region.outputs)
+    pointers = [("ws", "*fp32"), ("cnt", "*i32")] if split else []
+    signature = k.signature(pointers, ("SPLIT",) if split else (), ("BLOCK_R", "BLOCK_O"))
+    describe = (f"reduction kernel: dims {k.D} of {dims.show(S)}" + (", split across programs" if split else ""))
+    ops = " ".join(b.sym.id for b in g.region.bsyms)
+    body = [f"    # {ops}", f"    # {describe}"] + pre + loop_head + ["    " + line for line in loop] + post
+    body += (["    " + line for line in epilogue] if split else epilogue)
+    nreds = len(k.reds)
 
-    signature = {f"in{k}": "*" + DTYPES[p.dtype] for k, p in enumerate(inputs)}
-    for k, p in enumerate(region.outputs):
-        signature[f"out{k}"] = "*" + DTYPES[p.dtype]
-        v = values.get(p.name)
-        if v is None or v[2] != "col" or not is_col_shape(p.shape) or math.prod(p.shape) != ncols:
-            raise Unsupported(f"the output {p.name} {list(p.shape)} is not a reduced value (column kernels write "
-                              f"only their [{ncols}] results)")
-        expr = v[0]
-        if p.dtype == torch.bfloat16 and device_type == "cpu":  # the interpreter truncates: round first
-            post.append(f"    rb{k} = {expr}.to(tl.uint32, bitcast=True)")
-            post.append(f"    rb{k} = ((rb{k} + 0x7FFF + ((rb{k} >> 16) & 1)) & 0xFFFF0000).to(tl.float32, bitcast=True)")
-            post.append(f"    rb{k} = tl.where({expr} != {expr}, {expr}, rb{k})")
-            expr = f"rb{k}"
-        post.append(f"    tl.store(out{k} + cols, {expr}.to(out{k}.dtype.element_ty), mask=cmask)  # {p.name}")
-    block_r, block_c, warps = column_params(nrows, ncols, device_type)
-    signature["R"] = "i64" if big else "i32"
-    signature["BLOCK_R"] = signature["BLOCK_C"] = "constexpr"
-    ops = " ".join(b.sym.id for b in region.bsyms)
-    head = [
-        "import triton", "import triton.language as tl", "", "", "@triton.jit",
-        f"def {name}({', '.join(n for n in signature if not n.startswith('BLOCK'))}, BLOCK_R: tl.constexpr, "
-        f"BLOCK_C: tl.constexpr):",
-        f"    # {ops}",
-        f"    # column kernel: {list(shape)} as {nrows} rows of {ncols}, reduced over the rows (dims 0..{lead - 1})",
-        "    cols = tl.program_id(0) * BLOCK_C + tl.arange(0, BLOCK_C)[None, :]",
-        f"    cmask = cols < {ncols}",
-        *init,
-        "    for r0 in range(0, R, BLOCK_R):",
-        f"        rows = r0 + tl.arange(0, BLOCK_R)[:, None]{'.to(tl.int64)' if big else ''}",
-        "        mask = (rows < R) & cmask",
-        f"        offs = rows * {ncols} + cols",
-    ]
-    source = "\n".join(head + ["    " + line for line in loop] + post) + "\n"
-    return Kernel(source, name, "column", shape, numel, -(-ncols // block_c), (nrows,),
-                  {"BLOCK_R": block_r, "BLOCK_C": block_c}, warps, signature)
+    def launch(sizes, target, cx=None) -> Launch:
+        O, RR = dims.product(O_keys, sizes), dims.product(R_keys, sizes)
+        p = reduce_params(O, RR, target)
+        cx = cx or {"BLOCK_R": p["BLOCK_R"], "BLOCK_O": p["BLOCK_O"]}
+        blocks = max(1, cdiv(O, cx["BLOCK_O"]))
+        if not split:
+            return Launch((blocks if O else 0,), cx, p["num_warps"])
+        # counters for as many blocks as any BLOCK_O of 16 or more (or at least O) makes
+        return Launch((blocks if O else 0, p["SPLIT"]), cx, p["num_warps"], (p["SPLIT"],),
+                      ((nreds * p["SPLIT"] * O, _f32()), (max(1, cdiv(O, 16)), _i32())))
+
+    def choose(sizes, target) -> tuple:
+        return (dims.product(S, sizes) >= BIG, split)
+
+    alternatives = ()
+    return Kernel(k.source(name, signature, body), name, "reduce", variant, signature, dims,
+                  tuple(dims.shape(p) for p in g.region.outputs), launch, describe, choose, alternatives)
+
+
+def _symbolic(S) -> bool:
+    return any(isinstance(k, tuple) for k in S)
+
+
+def _value(k, n, vals):
+    args = [vals[a] for a in n.args]
+    if n.op in ("literal", "number"):
+        return n.attrs["expr"], n.kind
+    if n.op in ("full", "convert"):
+        return convert(args[0], n.kind)
+    if n.op == "view":
+        return args[0]
+    if n.op == "prim":
+        return k.template(n, args)
+    raise Unsupported(f"{n.sid} in a reduction kernel")
+
+
+def _f32():
+    import torch
+
+    return torch.float32
+
+
+def _i32():
+    import torch
+
+    return torch.int32

@@ -159,6 +159,11 @@ class Case:
 
         pos = [slot(x) for x in self.inputs]
         args, kwargs = opdef.to_torch_call(pos, dict(self.statics))
+        # trailing arguments left at their defaults are not passed (torch takes some by keyword only)
+        params = [opdef.signature.parameters[n] for n in opdef.positional]
+        while len(args) > len(pos) and len(args) <= len(params) and not isinstance(args[-1], _Name) and \
+                args[-1] is params[len(args) - 1].default:
+            args.pop()
         fn = torch_function(self.symbol)
         if fn is None:
             raise LookupError(f"no torch callable reaches {self.symbol} directly")

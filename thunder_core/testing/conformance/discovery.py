@@ -2,7 +2,8 @@
 (its ClaimFn, probed on small traces).
 
 A *probe* of a symbol is a small program calling it on float32 tensors of shape (2, 3)
-(static parameters at their defaults, a required ``dim`` as 0), alone and followed by each
+(static parameters at their defaults, a required ``dim`` as 0; a view or shape symbol's list
+inputs and required statics at the fixed values of ``shape_statics``), alone and followed by each
 *partner* op (``cases.PARTNERS``: neg, x*x, exp, sum, abs) on its first output. The probe is
 traced (nothing runs) and the executor's ClaimFn is called on the trace's bound symbols, and on
 the symbol's decomposition; the symbol is claimed in a region when some claim covers it (or
@@ -65,8 +66,8 @@ def select(patterns: str | None):
         short = sid.partition(".")[2]
         if pats and not any(fnmatch.fnmatchcase(sid, p) or fnmatch.fnmatchcase(short, p) for p in pats):
             continue
-        if traits(opdef.symbol) & {"inplace", "random"}:
-            continue  # not checked by this kit yet (eager writes/draws differ by design)
+        if traits(opdef.symbol) & {"inplace", "random"} or "effect" in opdef.symbol.tags:
+            continue  # not checked by this kit yet (eager writes/draws/communicates differ by design)
         out.append(opdef)
     return out
 
@@ -80,8 +81,14 @@ def probe_case(opdef, partner=None, optional=False, numbers=False) -> Case:
     whose default is None get tensors too (``clamp``'s min and max, ``where``'s branches)."""
     import inspect
 
+    from .shape_statics import fixed_call
+    from .strategies import is_shape_op
+
     empty = inspect.Parameter.empty
     params = opdef.signature.parameters
+    if is_shape_op(opdef):  # its list inputs and required statics at the kit's fixed values
+        inputs, statics = fixed_call(opdef, lambda k, name, shape: TensorSpec(shape, torch.float32, seed=k))
+        return Case(opdef.symbol.id, inputs, statics, partner)
     n = max(opdef.required_inputs, 1)
     if optional:
         while n < len(opdef.inputs) and params[opdef.inputs[n]].default is None:

@@ -15,7 +15,12 @@ What is drawn:
   inputs (``alpha``), specials included;
 * statics: ``dim`` (an int in range, a tuple of them, or None where allowed) and ``keepdim``;
   other static parameters keep their defaults (a symbol with another *required* static
-  parameter is left to the OpInfo samples: :func:`supported` says why).
+  parameter is left to the OpInfo samples: :func:`supported` says why);
+* view and shape symbols (``reshape``, ``permute``, ``expand``, ``split``, ``cat``, ``narrow``,
+  ``flip``, ``roll``, ``diagonal``...): their static arguments drawn to fit the input shape
+  (``shape_statics.py``: reshape and expansion targets, permutations, split sizes summing
+  to the dim, indices in range), list inputs (``cat``'s tensors) as one to three tensors of
+  the drawn shape.
 
 The meta function and eager PyTorch judge a draw: one that eager rejects (shape mismatch,
 an op undefined for the dtype) is not an example (``hypothesis.reject``).
@@ -30,6 +35,7 @@ import torch
 from hypothesis import strategies as st
 
 from .cases import LAYOUTS, ChainCase, Case, TensorSpec
+from .shape_statics import OTHER_SHAPES, SEQUENCE_INPUTS, SWEEP_SHAPE, entry, fixed_call, order
 
 DTYPES = (torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64, torch.int32, torch.bool)
 FLOAT_DTYPES = (torch.float32, torch.float64)
@@ -40,7 +46,7 @@ KNOWN_STATICS = {"dim", "keepdim"}
 #: input parameters that take a bool tensor
 BOOL_INPUTS = {"condition", "mask"}
 #: traits whose symbols are drawn from their signature (others: OpInfo samples only)
-DRAWN_TRAITS = {"elementwise", "reduction"}
+DRAWN_TRAITS = {"elementwise", "reduction", "view", "shape"}
 EXCLUDED_TRAITS = {"inplace", "random", "creation"}
 
 
@@ -51,17 +57,31 @@ def supported(opdef) -> str | None:
     t = traits(opdef.symbol)
     if not t & DRAWN_TRAITS or t & EXCLUDED_TRAITS:
         return f"traits {sorted(t)}: drawn only for {sorted(DRAWN_TRAITS)} without {sorted(EXCLUDED_TRAITS)}"
-    if opdef.varargs is not None:
+    sid, shaped = opdef.symbol.id, is_shape_op(opdef)
+    if opdef.varargs is not None and not (shaped and (opdef.varargs in SEQUENCE_INPUTS or entry(sid, opdef.varargs))):
         return "takes *args"
     empty = inspect.Parameter.empty
     for name, p in opdef.signature.parameters.items():
-        if name not in opdef.inputs and p.default is empty and name not in KNOWN_STATICS:
+        if name not in opdef.inputs and p.default is empty and p.kind is not p.VAR_POSITIONAL and \
+                name not in KNOWN_STATICS and not (shaped and entry(sid, name)):
             return f"required static parameter {name!r}"
+        if name in opdef.inputs[1:] and shaped and p.default is empty and \
+                name not in SEQUENCE_INPUTS and not (name == "other" and sid in OTHER_SHAPES):
+            return f"required tensor input {name!r} (its shape must fit the first's)"
         if p.kind is p.VAR_KEYWORD:
             return "takes **kwargs"
     if not opdef.inputs:
         return "no inputs"
     return None
+
+
+def is_shape_op(opdef) -> bool:
+    """A view or shape symbol (not also elementwise or a reduction): its statics are drawn
+    from ``shape_statics``."""
+    from thunder_core.ir.traits import traits
+
+    t = traits(opdef.symbol)
+    return bool(t & {"view", "shape"}) and not t & {"elementwise", "reduction"}
 
 
 @st.composite
@@ -143,14 +163,23 @@ def calls(draw, opdef, dtypes=DTYPES, partner=None):
 
     params = opdef.signature.parameters
     empty = inspect.Parameter.empty
+    sid = opdef.symbol.id
     shape = draw(shapes())
     dtype = draw(st.sampled_from(dtypes))
     elementwise = has_trait(opdef.symbol, "elementwise")
     reduction = has_trait(opdef.symbol, "reduction") or partner == "sum"
+    shaped = is_shape_op(opdef)
     inputs = []
     for k, name in enumerate(opdef.inputs):
         p = params[name]
         d = torch.bool if name in BOOL_INPUTS else dtype
+        if shaped and name in SEQUENCE_INPUTS:
+            specs = [draw(tensors(shape, dtype)) for _ in range(draw(st.integers(1, 3)))]
+            inputs.append(tuple(specs) if name == opdef.varargs else specs)
+            continue
+        if shaped and name == "other" and sid in OTHER_SHAPES:
+            inputs.append(draw(tensors(draw(OTHER_SHAPES[sid][0](shape, {})), dtype)))
+            continue
         if k > 0 and draw(st.integers(0, 6)) == 6:
             d = draw(st.sampled_from(dtypes))  # another dtype: type promotion
         if k == 0 or p.default is empty or (p.default is None and draw(st.booleans())):
@@ -166,8 +195,13 @@ def calls(draw, opdef, dtypes=DTYPES, partner=None):
     while len(inputs) > opdef.required_inputs and inputs[-1] is (params[opdef.inputs[len(inputs) - 1]].default):
         inputs.pop()
     statics = {}
+    if shaped:
+        for name in order([n for n in params if n not in opdef.inputs]):
+            e, p = entry(sid, name), params[name]
+            if e is not None and (p.default is empty or name == opdef.varargs or draw(st.booleans())):
+                statics[name] = draw(e[0](shape, statics))
     for name, p in params.items():
-        if name in opdef.inputs:
+        if name in opdef.inputs or shaped:
             continue
         if name == "dim" and (p.default is empty or draw(st.booleans())):
             statics["dim"] = draw(dims(len(shape), p))
@@ -233,16 +267,22 @@ def dtype_sweep(opdef, dtypes=DTYPES, partner=None):
     from thunder_core.ir.traits import has_trait
 
     reduction = has_trait(opdef.symbol, "reduction") or partner == "sum"
+    sid, shaped = opdef.symbol.id, is_shape_op(opdef)
     out = []
     for dtype in dtypes:
         ext = specials_for(dtype, reduction)
         specials = tuple(enumerate(ext[3:] + ext[:3]))[:6]
-        inputs = []
-        for k, name in enumerate(opdef.inputs[:max(opdef.required_inputs, 1)]):
+        def make(k, name, shape, dtype=dtype, specials=specials):
             d = torch.bool if name in BOOL_INPUTS else dtype
             three = True if d == torch.bool else 3  # the others: 3 (True) where the first has its extremes
-            inputs.append(TensorSpec((2, 3), d, seed=k, specials=specials if k == 0 and d == dtype
-                                     else tuple((i, three) for i in range(3))))
-        statics = {n: 0 for n, p in params.items() if n not in opdef.inputs and p.default is empty and n == "dim"}
-        out.append(Case(opdef.symbol.id, tuple(inputs), statics, partner))
+            return TensorSpec(shape, d, seed=k, specials=specials if k == 0 and d == dtype
+                              else tuple((i, three) for i in range(3)))
+
+        if shaped:  # list inputs, `other` and the required statics at fixed values valid for SWEEP_SHAPE
+            inputs, statics = fixed_call(opdef, make)
+        else:
+            inputs = tuple(make(k, name, SWEEP_SHAPE)
+                           for k, name in enumerate(opdef.inputs[:max(opdef.required_inputs, 1)]))
+            statics = {n: 0 for n, p in params.items() if n not in opdef.inputs and p.default is empty and n == "dim"}
+        out.append(Case(sid, tuple(inputs), statics, partner))
     return out

@@ -1,0 +1,37 @@
+"""Scatter primitives beyond ``scatter_add`` (``prims_shape.py``): ``scatter_reduce``, which
+combines the elements of ``src`` into a copy of ``a`` at positions held in an index tensor
+with a product, maximum or minimum.
+
+Traits: none (the positions written are the values of an index tensor; see
+``thunder_core.ir.traits``): consumers treat it as a library kernel.
+"""
+
+from __future__ import annotations
+
+from .prims_shape import _check_dims, _check_index, _check_tensor, result
+from .registry import prim
+
+#: the reductions of prims.scatter_reduce (sums are prims.scatter_add)
+SCATTER_REDUCTIONS = ("prod", "amax", "amin")
+
+
+@prim()
+def scatter_reduce(a, index, src, *, dim, reduce):
+    """A copy of ``a`` where each ``src[i][j]`` (for ``dim=0``) is combined into position
+    ``[index[i][j]][j]`` with ``reduce`` (``"prod"``, ``"amax"``, ``"amin"``), the element of
+    ``a`` included: ``torch.scatter_reduce(..., include_self=True)``."""
+    for t in (a, src):
+        _check_tensor("scatter_reduce", t)
+    _check_index("scatter_reduce", index)
+    _check_dims("scatter_reduce", a, (dim,))
+    if reduce not in SCATTER_REDUCTIONS:
+        raise ValueError(f"prims.scatter_reduce: reduce must be one of {SCATTER_REDUCTIONS}, got {reduce!r}.")
+    if src.dtype != a.dtype or src.device != a.device:
+        raise ValueError(f"prims.scatter_reduce: src {src.name} ({src.dtype}, {src.device}) must match {a.name} "
+                         f"({a.dtype}, {a.device}).")
+    ok = index.ndim == a.ndim == src.ndim and all(
+        i <= s and (d == dim or i <= t) for d, (i, s, t) in enumerate(zip(index.shape, src.shape, a.shape)))
+    if not ok:
+        raise ValueError(f"prims.scatter_reduce: index {index.name} (shape {list(index.shape)}) must have the rank of "
+                         f"{a.name} and {src.name} and fit in both.")
+    return result(a.shape, a.dtype, a.device, a, src)
