@@ -18,13 +18,9 @@ from thunder_core.examples import transformers_models as hf  # noqa: E402
 @pytest.fixture(autouse=True)
 def default_executors(monkeypatch):
     monkeypatch.delenv("THUNDER_CORE_EXECUTORS", raising=False)  # the rest of the suite runs torch only
-    yield
-    # inductor regions compile in the background while these calls run op by op; the compiles a
-    # test queued and did not wait for are dropped, so they do not load the machine for the
-    # tests after it (the compiled tier is tested by test_compiled_tier_of_a_real_model)
-    from thunder_core.execution.tiered import cancel_queued
-
-    cancel_queued()
+    # (inductor regions compile in the background while these calls run op by op; the compiles a
+    # test queued are dropped when it ends (tests/conftest.py); the compiled tier is tested by
+    # test_compiled_tier_of_a_real_model)
 
 
 def _close(got, want, what):

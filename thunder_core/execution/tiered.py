@@ -16,7 +16,10 @@ Thread safety: compiles run one at a time (one worker thread), holding torch's o
 compile lock (``torch._dynamo.convert_frame.compile_lock``), so a ``torch.compile`` the program
 runs meanwhile waits for ours instead of running beside it. Two FX traces at once are not safe
 (torch.fx's patcher is process-global: measured, two compiling threads fail with
-"CURRENT_PATCHER is None"); one compile thread beside a thread running eager ops is. At exit,
+"CURRENT_PATCHER is None"); one compile thread beside a thread running eager ops is, once the
+compile's FX state is kept from the program's own FX tracing (``_install_fx_guards``: a
+``make_fx``, ``torch.export`` or eager higher-order op with autograd on another thread waits for
+the running compile; nothing else does). At exit,
 queued compiles are dropped and the one running is waited for (a daemon thread still inside
 torch's C++ code when the interpreter finalizes aborts the process: measured).
 The compile thread shares the GIL with the program: while it compiles, Python-heavy calls on
@@ -180,6 +183,66 @@ def _compile_lock():
 
 
 _OWN_LOCK = threading.RLock()
+_FX_LOCK = threading.RLock()   # held by a compile, and by other threads' FX traces (_install_fx_guards)
+_COMPILING = threading.local()
+
+
+@contextlib.contextmanager
+def _compiling():
+    """Hold torch's compile lock and the FX tracing lock for a compile. Neither is held while
+    waiting for the other (a program's make_fx may call a torch.compile'd function inside:
+    the other order), so the two cannot deadlock."""
+    _install_fx_guards()
+    locks = (_compile_lock(), _FX_LOCK)
+    while True:
+        got = [lk for lk in locks if lk.acquire(blocking=False)]
+        if len(got) == len(locks):
+            break
+        for lk in got:
+            lk.release()
+        time.sleep(0.005)
+    _COMPILING.active = True
+    try:
+        yield
+    finally:
+        _COMPILING.active = False
+        for lk in locks:
+            lk.release()
+
+
+def _install_fx_guards():
+    """torch's FX tracing keeps its state in module globals: the make_fx tracer in progress
+    (which eager higher-order ops such as ``torch.while_loop``'s backward read to decide whether
+    they are being traced, and whose fake mode they then use) and whether node metadata is
+    preserved (which AOT autograd sets and asserts). A compile on the background thread beside a
+    program doing its own FX tracing broke the program (measured: fake-mode assertion errors and
+    "expected preserved node meta" in eager ``torch.cond``/``while_loop`` with autograd). So: the
+    compiling thread's make_fx tracer is not published (its regions hold no higher-order ops,
+    the only readers), and another thread entering make_fx or AOT autograd's node-meta scope
+    waits for a running compile instead of tracing beside it."""
+    import torch.fx.experimental.proxy_tensor as pt
+    import torch.fx.traceback as fx_traceback
+
+    if getattr(pt._set_make_fx_tracer, "_thunder_core", False):
+        return
+    set_tracer, preserve = pt._set_make_fx_tracer, fx_traceback.preserve_node_meta
+
+    @contextlib.contextmanager
+    def guarded_set_tracer(tracer):
+        if getattr(_COMPILING, "active", False):
+            yield
+        else:
+            with _FX_LOCK, set_tracer(tracer):
+                yield
+
+    @contextlib.contextmanager
+    def guarded_preserve(enable: bool = True):
+        with _FX_LOCK, preserve(enable):
+            yield
+
+    guarded_set_tracer._thunder_core = guarded_preserve._thunder_core = True
+    pt._set_make_fx_tracer = guarded_set_tracer
+    fx_traceback.preserve_node_meta = guarded_preserve
 
 
 @dataclasses.dataclass(frozen=True)
@@ -264,7 +327,7 @@ class TieredRegion:
     def _compile(self, metas, grad):
         t0 = time.perf_counter()
         try:
-            with _compile_lock(), torch.set_grad_enabled(grad):
+            with _compiling(), torch.set_grad_enabled(grad):
                 examples = tuple(m.example() if isinstance(m, _Meta) else m for m in metas)
                 fn = self._lower(dataclasses.replace(self.region, example_inputs=examples))
         except Exception as e:  # noqa: BLE001 - the per-op tier stays: correct, only slower
