@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import thunder_core as tc
+from thunder_core.execution import tiered
 from thunder_core.extend import Executor, has_trait, region_callable, torch_impls
 
 
@@ -189,3 +190,54 @@ def test_background_compiles_wait_for_the_first_calls_backward():
     out.sum().backward()
     assert not tiered._WORKER.deferred
     assert tc.wait_for_compiles(30) and all(t.state == "compiled" for t in jf._last.tiered)
+
+
+def test_a_compile_on_another_thread_leaves_the_programs_own_fx_tracing_alone():
+    """torch's FX tracing state is process-global (the make_fx tracer in progress, whether node
+    metadata is preserved). While a background compile is inside make_fx, the main thread does
+    not see the compile's tracer (eager higher-order ops read it to decide whether they are being
+    traced: measured, eager torch.while_loop's backward then failed), and its own make_fx (here
+    eager torch.while_loop with autograd, which traces its body) waits for the compile instead
+    of tracing beside it; its values and gradients are eager's."""
+    import threading
+
+    import torch.fx.experimental.proxy_tensor as pt
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    def loop(x, w):
+        return torch.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, (a * w).sin() + a),
+                                (torch.zeros((), dtype=torch.int64), x))[1]
+
+    def reference(x, w):
+        for _ in range(3):
+            x = (x * w).sin() + x
+        return x
+
+    inside, leave, order = threading.Event(), threading.Event(), []
+
+    def traced_body(a):
+        inside.set()
+        leave.wait(30)
+        return a.cos() * 2
+
+    def compiling():
+        with tiered._compiling():
+            gm = make_fx(traced_body, tracing_mode="fake")(torch.randn(3))
+            order.append("compile done" if "cos" in gm.code else "compile wrong")
+
+    t = threading.Thread(target=compiling)
+    t.start()
+    assert inside.wait(30)
+    assert pt._CURRENT_MAKE_FX_TRACER is None
+    x, w = torch.randn(4, requires_grad=True), torch.randn(4, requires_grad=True)
+    threading.Timer(0.5, leave.set).start()
+    out = loop(x, w)
+    out.sum().backward()
+    order.append("program traced")
+    t.join(30)
+    assert order == ["compile done", "program traced"]
+    xe, we = x.detach().clone().requires_grad_(), w.detach().clone().requires_grad_()
+    want = reference(xe, we)
+    want.sum().backward()
+    torch.testing.assert_close(out, want)
+    torch.testing.assert_close((x.grad, w.grad), (xe.grad, we.grad))
