@@ -126,6 +126,8 @@ class JittedFunction:
             differs = [f"executors {[e.name for e in inner._executors]}"] if \
                 [e.name for e in inner._executors] != [e.name for e in self._executors] else []
             differs += [f"cache={inner.cache!r}"] if inner.cache != self.cache else []
+            differs += [f"wait_for_compile={inner.wait_for_compile}"] \
+                if inner.wait_for_compile != self.wait_for_compile else []
             if differs and not any(name in note and "inline" in note for note in cap.notes):
                 cap.notes.append(f"{name} (a jitted function called inside) is traced inline into this compile, so "
                                  f"its options ({', '.join(differs)}) are not used: this jit's are (executors "

@@ -223,9 +223,9 @@ def _install_fx_guards():
     import torch.fx.experimental.proxy_tensor as pt
     import torch.fx.traceback as fx_traceback
 
-    if getattr(pt._set_make_fx_tracer, "_thunder_core", False):
+    set_tracer, preserve = getattr(pt, "_set_make_fx_tracer", None), fx_traceback.preserve_node_meta
+    if set_tracer is None or getattr(set_tracer, "_thunder_core", False):  # (a torch without it, or done)
         return
-    set_tracer, preserve = pt._set_make_fx_tracer, fx_traceback.preserve_node_meta
 
     @contextlib.contextmanager
     def guarded_set_tracer(tracer):
