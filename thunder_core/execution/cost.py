@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 
 from ..ir import TensorProxy
-from ..ir.traits import MATMUL, NORMALIZATION, REDUCTION, VIEW, has_trait
+from ..ir.traits import MATMUL, VIEW, has_trait
 from ..transforms.remat import nbytes as _bytes
 from .profiles import DeviceProfile, profile
 
@@ -101,17 +101,15 @@ class CostModel:
 
     def region_us(self, bsyms, boundary, dispatch_us: float) -> float:
         """A fused region: ``boundary`` are the tensors crossing it (inputs and outputs).
-        Its elementwise work is one kernel reading and writing only the boundary, plus one
-        launch per reduction or normalization (each a kernel of its own in generated code);
-        matrix products (``matmul`` trait) inside it are library calls, each costed as that
-        kernel alone (its inputs and output go through memory)."""
+        Its fused work is one kernel reading and writing only the boundary (how many kernels
+        an executor's code generation makes of it is the executor's to add: inductor adds a
+        launch per reduction); matrix products (``matmul`` trait) inside it are library calls,
+        each costed as that kernel alone (its inputs and output go through memory)."""
         moved = sum(_bytes(p) for p in boundary if isinstance(p, TensorProxy))
         fused = library = 0.0
-        kernels = 0
         for b in bsyms:
             if has_trait(b, MATMUL):
                 library += self.symbol_us(b, 0.0)
             elif not has_trait(b, VIEW):
                 fused += self.compute_us(b)
-                kernels += has_trait(b, REDUCTION) or has_trait(b, NORMALIZATION)
-        return self.kernel_us(moved, fused) + kernels * self.profile.launch_us + library + dispatch_us
+        return self.kernel_us(moved, fused) + library + dispatch_us

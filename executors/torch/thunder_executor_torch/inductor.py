@@ -31,7 +31,7 @@ import threading
 
 import torch
 
-from thunder_core.extend import TensorProxy, region_callable, region_key, torch_impls
+from thunder_core.extend import TensorProxy, has_trait, region_callable, region_key, torch_impls
 
 #: what inductor fuses, by op traits (thunder_core.extend.TRAITS): ops with one of FUSIBLE_TRAITS
 #: and none of UNFUSED_TRAITS (random draws, writes, opaque calls)
@@ -78,22 +78,33 @@ def claim(bsyms, ctx):
         j = i
         while j < n and kinds[j] is not None:
             j += 1
-        yield from _claims(ctx, kinds, i, j)
+        yield from _claims(ctx, bsyms, kinds, i, j)
         i = j
 
 
-def _claims(ctx, kinds, i, j):
-    k = i
-    while k < j:  # the fusible stretches
-        if kinds[k] != "fuse":
-            k += 1
-            continue
-        e = k
-        while e < j and kinds[e] == "fuse":
-            e += 1
-        if e - k >= 2 and (k, e) != (i, j):
-            yield from _claim(ctx, k, e)
-        k = e
+def _claims(ctx, bsyms, kinds, i, j):
+    """The run's stretches of fusible symbols; when it holds library ops, its stretches between
+    them and the parts before and after each (normalizations included: another executor may
+    then take a library op, e.g. cuDNN's attention, while inductor takes what surrounds it);
+    and the whole run."""
+    library = [k for k in range(i, j) if kinds[k] == "span" and has_trait(bsyms[k], "matmul")]
+    between = [(a + 1, b) for a, b in zip([i - 1, *library], [*library, j])] if library else []
+    between += [s for k in library for s in ((i, k), (k + 1, j))]  # all but one library op, either side
+    offered = {(i, j)}
+    for fits, stretches in ((lambda k: kinds[k] == "fuse", [(i, j)]), (lambda k: True, between)):
+        for a, b in stretches:
+            k = a
+            while k < b:
+                if not fits(k):
+                    k += 1
+                    continue
+                e = k
+                while e < b and fits(e):
+                    e += 1
+                if e - k >= 2 and (k, e) not in offered:
+                    offered.add((k, e))
+                    yield from _claim(ctx, k, e)
+                k = e
     if j - i >= 2:
         yield from _claim(ctx, i, j)
 
@@ -101,7 +112,11 @@ def _claims(ctx, kinds, i, j):
 def _claim(ctx, i, j):
     region = ctx.region(i, j)
     if region.outputs:
-        yield ctx.claim(i, j, ctx.region_us(region) + COMPILE_AMORTIZED_US, lower, f"{j - i} fused symbols")
+        # inductor's generated code is a kernel per reduction or normalization: a launch each
+        kernels = sum(1 for b in region.bsyms if (has_trait(b, "reduction") or has_trait(b, "normalization"))
+                      and not has_trait(b, "matmul") and not has_trait(b, "view"))
+        us = ctx.region_us(region) + kernels * ctx.profile.launch_us + COMPILE_AMORTIZED_US
+        yield ctx.claim(i, j, us, lower, f"{j - i} fused symbols")
 
 
 def lower(region):
