@@ -1,18 +1,24 @@
 """Per-call overhead on the cache-hit path: tc.jit vs eager vs torch.compile, side by side.
 
 Workloads are tiny so that the time is dominated by what each system does around the
-kernels: two 8x8 tensors added and multiplied; the same with one ``print`` (to a stream that
-discards it; made on every call, as in eager); a function of 32 small tensor inputs; an MLP
+kernels: two 8x8 tensors added and multiplied; the same with one Python effect or fresh value
+made on every call, as in eager: a ``print`` (to a stream that discards it), a ``.write`` on an
+open file (``os.devnull``), a ``random.random()`` (drawn by the prologue), a branch on
+``random.random() < 0.5`` (two cache entries); a function of 32 small tensor inputs; an MLP
 module with 100 parameters (50 Linear layers of 8x8) on a 1x8 input.
 
 Run: ``python -m benchmarks.dispatch_overhead [--quick] [--json PATH]``. Prints a table of
-median per-call microseconds (and interquartile range) and ratios to eager.
+median per-call microseconds (and interquartile range) and ratios to eager (systems
+interleaved, so drift affects all alike), then what each effect adds to a call, per system.
 """
 
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
+import os
+import random
 import statistics
 import sys
 import time
@@ -45,6 +51,24 @@ def tiny_print(a, b):
     return a * b + a
 
 
+_DEVNULL = None  # an open file, like a log file (opened by workloads())
+
+
+def tiny_write(a, b):
+    _DEVNULL.write("step\n")
+    return a * b + a
+
+
+def tiny_random(a, b):
+    return a * random.random() + a
+
+
+def tiny_branch(a, b):
+    if random.random() < 0.5:
+        return a * b + a
+    return a * b - a
+
+
 def many(*xs):
     out = xs[0]
     for x in xs[1:]:
@@ -64,15 +88,24 @@ class Deep(torch.nn.Module):
 
 
 def workloads():
+    global _DEVNULL
+    if _DEVNULL is None:
+        _DEVNULL = open(os.devnull, "w")  # noqa: SIM115 - open for the process
+        atexit.register(_DEVNULL.close)
     a, b = torch.randn(8, 8), torch.randn(8, 8)
     xs = [torch.randn(4) for _ in range(32)]
     torch.manual_seed(0)
     deep = Deep().eval()
     assert sum(1 for _ in deep.parameters()) == 100
     x = torch.randn(1, 8)
-    return [("two 8x8 tensors", tiny, (a, b)), ("two 8x8 tensors, one print", tiny_print, (a, b)),
+    return [("two 8x8 tensors", tiny, (a, b)), (PLAIN + ", one print", tiny_print, (a, b)),
+            (PLAIN + ", one file .write", tiny_write, (a, b)), (PLAIN + ", one random.random()", tiny_random, (a, b)),
+            (PLAIN + ", a branch on random.random()", tiny_branch, (a, b)),
             ("32 tensor inputs", many, tuple(xs)),
             ("module, 100 parameters", deep, (x,))]
+
+
+PLAIN = "two 8x8 tensors"
 
 
 def systems(fn):
@@ -155,11 +188,13 @@ def main(argv=None):
         row = {"workload": name}
         with torch.no_grad(), warnings.catch_warnings():
             warnings.simplefilter("ignore")
+            random.seed(0)
             expected = fn(*args)
             sys_fns = systems(fn)
             for sname, f in sys_fns.items():
+                random.seed(0)  # the same draws as eager's
                 torch.testing.assert_close(f(*args), expected)
-                for _ in range(3):
+                for _ in range(20):  # (both sides of the branch on random.random())
                     f(*args)
             timings = _interleaved({s: (f, args) for s, f in sys_fns.items()}, reps, inner)
             parts = _interleaved(phases(sys_fns["tc.jit[torch]"], args), reps, inner)
@@ -176,6 +211,12 @@ def main(argv=None):
         e = r["eager"]["median_us"]
         cells = [f"{r[s]['median_us']:.1f} ({r[s]['median_us'] / e:.2f}x)" for s in names]
         print(f"| {r['workload']} | " + " | ".join(cells) + " |")
+    base = next(r for r in results if r["workload"] == PLAIN)
+    print(f"\nadded to one call (median µs, minus {PLAIN!r} of the same system):")
+    for r in results:
+        if r["workload"].startswith(PLAIN + ", "):
+            what = r["workload"][len(PLAIN) + 2:]
+            print(f"  {what}: " + ", ".join(f"{s} {r[s]['median_us'] - base[s]['median_us']:+.1f}" for s in names))
     print("\nWhere a cache hit of tc.jit[torch] spends its time (median µs of each part measured alone; "
           "rest = whole call minus the parts: the jit's __call__ and the hit path around them):\n")
     cols = ["eager_us", "whole call", "checks", "computation", "epilogue", "rest"]

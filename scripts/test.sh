@@ -73,6 +73,9 @@ TRITON_INTERPRET=1 .venv/bin/python -m pytest -q $conformance_plugin --pyargs th
   --thunder-executor triton --thunder-ops "add,mul,exp,tanh,softmax" --thunder-max-examples 5
 .venv/bin/python -m pytest -q $conformance_plugin --pyargs thunder_core.testing.conformance \
   --thunder-executor triton --thunder-ops "add,mul,exp,softmax" --thunder-target h100
+echo "== Python 3.11: conformance kit: cudnn executor planned for an H100 (its claims, graphs built ahead of time)"
+.venv/bin/python -m pytest -q $conformance_plugin --pyargs thunder_core.testing.conformance \
+  --thunder-executor cudnn --thunder-ops "scaled_dot_product_attention,layer_norm,native_layer_norm,rms_norm" --thunder-target h100
 # ---- end of the conformance kit
 
 for v in 3.12 3.13; do

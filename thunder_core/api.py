@@ -16,7 +16,8 @@ from .capture import Capture, capture
 from .execution.cost import CostModel
 from .execution.partition import partition
 from .execution.profiles import profile_for_device
-from .guards.cache import Entry, dispatch_key
+from .guards import fresh
+from .guards.cache import Entry, EntryWithDraws, dispatch_key
 from .guards.prologue import MISS, build_prologue, fast_call
 from .ir import Trace
 from .module import ThunderModule, jit_module
@@ -55,6 +56,7 @@ class JittedFunction:
         self._executors = _resolve_executors(executors)
         self.wait_for_compile = wait_for_compile
         self._entries: dict = {}
+        self._draws = fresh.DrawLog()  # the fresh values of the call in progress (guards/fresh.py)
         self._last: Entry | None = None
         self.hits = self.misses = 0
         self._warned = False
@@ -72,8 +74,10 @@ class JittedFunction:
                 return out
             self.hits -= 1
         if self.cache == "same input" and self._last is not None:
-            self.hits += 1
-            return self._last.run(self._last.unchecked.fn(args, kwargs), args, kwargs)
+            inputs = self._last.unchecked.fn(args, kwargs)
+            if inputs is not MISS:  # (fresh values are checked all the same: a draw's outcome may change)
+                self.hits += 1
+                return self._last.run(inputs, args, kwargs)
         if self.cache != "no caching":
             entries = self._entries.get(dispatch_key(args, kwargs))
             if entries:
@@ -88,14 +92,15 @@ class JittedFunction:
                         return e.run(inputs, args, kwargs)
         return self._compile_and_run(args, kwargs)
 
-    def _trace(self, args, kwargs):
+    def _trace(self, args, kwargs, draw_log=None):
         """(capture, [captured trace, transformed traces...], epilogue, its source): what a
-        compile does before executors take the trace."""
+        compile does before executors take the trace. ``draw_log``: where the fresh values
+        drawn while tracing are left for the prologue run next (guards/fresh.py)."""
         from .guards.epilogue import build_epilogue
         from .sharp_edges import run_checkers
 
         cap = capture(self._target, args, kwargs, arg_names=self.arg_names, record_opaque_calls=self._record_opaque,
-                      what=self.__qualname__, symbolic=self.cache == "symbolic values")
+                      what=self.__qualname__, symbolic=self.cache == "symbolic values", draw_log=draw_log)
         self._nested_options(cap)
         run_checkers(cap, self._sharp_levels)
         epilogue, epilogue_source, results = build_epilogue(cap, args, kwargs, cap.trace.output)
@@ -148,7 +153,21 @@ class JittedFunction:
 
     def _compile_and_run_now(self, args, kwargs):
         self.misses += 1
-        cap, traces, epilogue, epilogue_source = self._trace(args, kwargs)
+        try:
+            entry = self._compile(args, kwargs)
+            # the new entry's prologue takes the fresh values the trace drew (guards/fresh.py)
+            inputs = entry.prologue.fn(args, kwargs)
+        except BaseException:
+            self._draws.clear()  # drawn for a call that did not run: no later prologue may take them
+            raise
+        if inputs is MISS:
+            raise RuntimeError(f"thunder_core: the prologue of a freshly compiled {self.__qualname__} rejected the "
+                               f"arguments it was compiled for. This is a bug; the prologue was:\n"
+                               f"{entry.prologue.source}")
+        return entry.run(inputs, args, kwargs)
+
+    def _compile(self, args, kwargs) -> Entry:
+        cap, traces, epilogue, epilogue_source = self._trace(args, kwargs, draw_log=self._draws)
         from .ir.trace import guarding
 
         with guarding(cap.specialize):  # what lowering specialises is guarded like the capture's reads
@@ -163,8 +182,9 @@ class JittedFunction:
                 verify(t)
         prologue = build_prologue(cap, args, kwargs)
         unchecked = build_prologue(cap, args, kwargs, check=False) if self.cache == "same input" else None
-        entry = Entry(cap, prologue, unchecked, computation, [*traces, exec_trace], owner, epilogue, epilogue_source,
-                      explanation, backward_traces, tiered)
+        entry = (EntryWithDraws if cap.epilogue_draws else Entry)(
+            cap, prologue, unchecked, computation, [*traces, exec_trace], owner, epilogue, epilogue_source,
+            explanation, backward_traces, tiered)
         if prologue.guards_unchecked:
             # What the trace read along a path the prologue cannot follow cannot be checked: the
             # entry is not reused (sound, but every call compiles again), and the user is told.
@@ -172,9 +192,9 @@ class JittedFunction:
             warnings.warn(f"{self.__qualname__} depends on {cap.describe_path(g.prov)} ({g.describe()}), which "
                           f"thunder_core cannot read again before a call (native code returned it), so this compile "
                           f"is not cached and every call traces again. Pass the value as an argument, or read it as "
-                          f"an attribute or item of an argument, global or module.", RecompileWarning, stacklevel=3)
+                          f"an attribute or item of an argument, global or module.", RecompileWarning, stacklevel=4)
         elif self.cache != "no caching":
-            if self.cache != "same input":
+            if self.cache != "same input" and not cap.epilogue_draws:  # (the prologue returns draws too)
                 entry.fast = fast_call(prologue, args, kwargs, computation, epilogue, self.__qualname__)
             key = dispatch_key(args, kwargs)
             previous = self._last
@@ -185,14 +205,9 @@ class JittedFunction:
                 warnings.warn(f"{getattr(self.fn, '__qualname__', self.fn)} was compiled {n} times "
                               f"(limit {MISS_WARN_LIMIT}); the last time because {_what_changed(previous, cap)}. "
                               "Pass values that change between calls as tensors, or use cache='symbolic values' "
-                              "(numbers and tensor sizes stay symbolic).", RecompileWarning, stacklevel=3)
+                              "(numbers and tensor sizes stay symbolic).", RecompileWarning, stacklevel=4)
         self._last = entry
-        inputs = prologue.fn(args, kwargs)
-        if inputs is MISS:
-            raise RuntimeError(f"thunder_core: the prologue of a freshly compiled {self.__qualname__} rejected the "
-                               f"arguments it was compiled for. This is a bug; the prologue was:\n{prologue.source}")
-        return entry.run(inputs, args, kwargs)
-
+        return entry
 
     def _lower(self, trace):
         """(computation callable, [traces made on the way..., execution trace], backward traces or
@@ -421,21 +436,26 @@ def last_prologue_traces(obj) -> list[str]:
 def explain(obj) -> str:
     """For the last compile: each region of the trace, the competing claims with their
     estimated costs, and the executor that won; which tier runs each region of a compiling
-    executor (op by op while it compiles in the background, or compiled); and the values that
-    are fresh on every call in eager but were read once while tracing (allowed with
-    ``sharp_edges={"opaque-call": "allow"}``)."""
+    executor (op by op while it compiles in the background, or compiled); the values that are
+    fresh on every call (drawn by the prologue, in order, as inputs), and those that are fresh
+    in eager but were read once while tracing (allowed with ``sharp_edges={"opaque-call": "allow"}``)."""
     from .frontend import events as ev
 
     entry = _last(obj)
-    frozen = [e for e in entry.capture.events if e.kind == ev.FRESH]
     text = str(entry.explanation)
     if entry.tiered:
         text += "\ntiers (regions of compiling executors):" + "".join(f"\n  {t.describe()}" for t in entry.tiered)
     if entry.capture.notes:
         text += "\nwhile tracing:" + "".join(f"\n  {note}" for note in entry.capture.notes)
+    drawn = entry.capture.draws
+    if drawn:
+        text += "\ndrawn by the prologue on every call, in this order (inputs of the computation):" + "".join(
+            f"\n  {d.site[0]}:{d.site[1]}: {d.name}(...)" + (f" raises {d.raised.__name__}" if d.raised else "")
+            for d in drawn)
+    frozen = [e for e in entry.capture.events if e.kind == ev.FROZEN]
     if frozen:
         text += "\nread once while tracing, the same on every call (sharp_edges opaque-call 'allow'):" + "".join(
-            f"\n  {e.site[0]}:{e.site[1]}: {e.key}(...) = {e.value!r}" for e in frozen)
+            f"\n  {e.site[0]}:{e.site[1]}: {e.key}(...) = {e.value!r:.80}" for e in frozen)
     return text
 
 

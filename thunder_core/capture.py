@@ -16,21 +16,26 @@ from __future__ import annotations
 import functools
 import linecache
 import os
+import sys
 import types
 
 import torch
 
 from .frontend import Interpreter
+from .frontend import events as ev
 from .frontend.code import run_natively
+from .frontend.tracebacks import hide
 from .frontend.native import MODULE_TABLES
-from .frontend.provenance import ARG, ATTR, CALL, CELL, GLOBAL, ITEM, ITER, KWARG, Provenance
+from .frontend.native import SCALARS, is_mutator, unused_call
+from .frontend.provenance import ARG, ATTR, CALL, CELL, FRESH, GLOBAL, ITEM, ITER, KWARG, Provenance
 from .ir import NumberProxy, Proxy, TensorProxy, Trace, TracingError, tracing
 from .ir.printing import PRINTER_GLOBALS
 from .ir.proxies import is_valid_name, number_proxy, tensor_proxy
-from .user_errors import annotate, plugin_dirs
+from .user_errors import annotate, is_user_file, plugin_dirs
 # what a capture records (guard kinds, Guard, Capture) is defined with the guards; re-exported here
 from .guards.record import BOUND, EQUALS, IDENTITY, LENGTH, NO_HOOKS, SAME_AS, TENSOR, TYPE  # noqa: F401
-from .guards.record import PREDICATE, VALUES, Capture, Guard  # noqa: F401
+from .guards.record import DRAWN, PREDICATE, VALUES, Capture, Draw, Guard  # noqa: F401
+from .guards import fresh
 from . import plugins
 from .ops import TORCH_CALLS
 
@@ -40,6 +45,9 @@ _MAX_VALUES = 1024  # largest input tensor whose contents may be read (and check
 # torch._dynamo once torch.compile has run; its bookkeeping is torch's state, not the program's).
 for _d in ("_dynamo", "_inductor"):
     run_natively(os.path.join(_TORCH_DIR, _d))
+# the jit's interpreter and the core's lookasides are the interpreter's: not in the program's tracebacks
+hide(__file__)
+hide(os.path.join(os.path.dirname(os.path.abspath(__file__)), "builtin"))
 _OWNERS = (types.ModuleType, type(None), type(torch._C._VariableFunctions))
 _BOUND_METHODS = (types.MethodType, types.BuiltinMethodType, types.MethodWrapperType)
 _EQ_TYPES = (int, float, bool, str, complex, type(None), torch.dtype, torch.device, bytes, type(...))
@@ -120,8 +128,6 @@ class _Recorder:
     def finish(self, I):
         """Guards that need the whole run: lengths of iterated containers, existence of what
         the function deletes."""
-        from .frontend import events as ev
-
         for prov in I.iterated:
             if prov in self.containers:
                 self.guard(prov, LENGTH, len(self.containers[prov]))
@@ -160,11 +166,14 @@ class _Recorder:
             return p
         if isinstance(value, Proxy):
             return value
-        if self.symbolic and type(value) in _SYMBOLIC_TYPES and _is_argument(prov):
+        number = type(value) in _SYMBOLIC_TYPES
+        if (number and self.symbolic and _is_argument(prov)) or (prov.root.kind == FRESH and _fresh_number(value)):
+            # an argument under "symbolic values", or a number drawn afresh on every call (any cache mode)
             p = self.numbers.get(prov)
             if p is None:
+                t = type(value) if number else _fresh_number(value)
                 p = self.numbers[prov] = self.cap.trace.add_input(
-                    number_proxy(type(value), hint=value, name=self._name(prov)))
+                    number_proxy(t, hint=t(value), name=self._name(prov)))
                 self.cap.inputs.append((prov, p))
                 self.guard(prov, TYPE, type(value))
             return p
@@ -246,8 +255,6 @@ class _Recorder:
             if e is None and (found := I.find_path(x)) is not None:
                 # a container inside an outside one (d["y"] of an argument d): entered, so its own
                 # items are found too
-                from .frontend import events as ev
-
                 container, key, prov = found
                 I.enter(x, prov, ev.READ_ITEM, I._current_inst(), key, container)
                 e = I.outside.get(id(x))
@@ -264,8 +271,6 @@ class _Recorder:
             if found is None:
                 raise TracingError(_unknown_tensor(self.cap.trace, x))
             (container, key, prov) = found
-            from .frontend import events as ev
-
             return I.enter(x, prov, ev.READ_ITEM, I._current_inst(), key, container)
         return x
 
@@ -277,6 +282,8 @@ class _Recorder:
                 pass  # h._modules['0'].weight reads as h_0_weight
             elif p.kind in (ATTR, ITEM, KWARG, GLOBAL, CELL, ITER):
                 parts.append(str(p.key))
+            elif p.kind == FRESH:  # the call's k-th fresh value, random.random(): random_random_k
+                parts.append(f"{p.ref}_{p.key}")
             elif p.kind == ARG and not parts:  # a plain argument: its parameter name
                 parts.append(self.arg_names[p.key] if p.key < len(self.arg_names) else f"arg{p.key}")
             p = p.parent
@@ -290,6 +297,31 @@ class _Recorder:
 # bool arguments stay constants: code tests flags by identity (`unbiased is False`), which no
 # proxy can intercept, and a symbolic bool would buy nothing (a branch on it guards its value)
 _SYMBOLIC_TYPES = (int, float)
+#: native calls that read only the structure of their argument, not its value: never draws
+_STRUCTURAL = frozenset({isinstance, issubclass, callable, id, type, iter, next, len, getattr, hasattr, setattr,
+                         delattr, vars, dir, super, object.__new__})
+_CONTAINERS = (list, tuple, dict, set, frozenset)
+_FORMATTERS = frozenset({str, repr, ascii, format})
+
+
+def _unenterable(value) -> bool:
+    """True for a fresh value the trace cannot take as an input (a numpy array: torch reads it as data)."""
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(value, np.ndarray)
+
+
+def _fresh_number(value):
+    """int or float for a number drawn afresh (numpy's scalars count: ``np.random.randint``), else None."""
+    t = type(value)
+    if t is int or t is float:
+        return t
+    np = sys.modules.get("numpy")
+    if np is not None:
+        if isinstance(value, np.integer):
+            return int
+        if isinstance(value, np.floating):
+            return float
+    return None
 
 
 def _subclass(t):
@@ -352,6 +384,75 @@ def _merged_lookasides(registry):
 class TracingInterpreter(Interpreter):
     """The interpreter with torch's operations recorded into a trace."""
 
+    def draw(self, fn, args, kwargs=None, name=None, frozen=False):
+        """A fresh value (see ``Interpreter.draw``): the call's next draw from the draw log
+        (guards/fresh.py: a prologue that missed may have made it already), recorded with a
+        DRAWN guard at its place in program order, so the prologue draws it again on every call;
+        its value enters as an input: a number is symbolic, a tensor a tensor input, a container
+        outside data whose items are read like an argument's. A value that cannot be an input
+        (``frozen``, or a numpy array) is a constant of the trace, reported (a FROZEN event)."""
+        rec, kwargs = self.recorder, kwargs or {}
+        cap = rec.cap
+        k = len(cap.draws)
+        site = self.user_site()
+        out = cap.draw_log.take(k, fn, *_drawn_args(cap.trace, name, site, args, kwargs))
+        prov = Provenance(FRESH, None, k, name)
+        raised = type(out.exc) if type(out) is fresh.Raised else None
+        d = Draw(prov, name, fn, args, kwargs, None if raised else out, raised, site)
+        cap.draws.append(d)
+        self.events.append(ev.Event(ev.FRESH, prov, name, d.value, site))
+        rec.guard(prov, DRAWN, d)
+        if raised is not None:
+            raise out.exc.with_traceback(None)
+        if frozen or _unenterable(out):
+            self.events.append(ev.Event(ev.FROZEN, prov, self.user_site(name)[1], out, site))
+            return out
+        v = rec.on_enter(self, out, prov)
+        if v is out and type(out) not in SCALARS:
+            self.outside.setdefault(id(out), (out, prov))
+            self.fresh_objects = True
+        return v
+
+    def is_fresh(self, x) -> bool:
+        e = self.outside.get(id(x))
+        return (e is not None and e[0] is x and e[1].root.kind == FRESH
+                and not isinstance(x, (torch.Tensor, Proxy, *_CALLABLE_TYPES)))
+
+    def _derived_draw(self, fn, args, kwargs):
+        """A native call taking a fresh object whole (``str(uuid4())``, ``now.timestamp()``,
+        ``str(random.sample(...))``) made as a draw: the prologue makes it again on every call, on
+        that call's object (a bound C method through its descriptor). None for other calls: those
+        that only read structure, and the methods of containers and calls taking one (queries,
+        views and writes of native.py; only formatting a container is a draw)."""
+        recv = getattr(fn, "__self__", None) if type(fn) is types.BuiltinMethodType else None
+        if recv is not None and self.is_fresh(recv):
+            desc = getattr(type(recv), fn.__name__, None)
+            if desc is None or isinstance(recv, _CONTAINERS) or is_mutator(type(recv), fn.__name__):
+                return None
+            fn, args = desc, (recv, *args)
+        elif fn in _STRUCTURAL or not any(self.is_fresh(a) and (fn in _FORMATTERS or type(a) not in _CONTAINERS)
+                                          for a in (*args, *(kwargs or {}).values())):
+            return None
+        name = getattr(fn, "__qualname__", None) or repr(fn)
+        return (self.draw(fn, args, kwargs, name),)
+
+    def user_site(self, name=None):
+        """(filename, line, function) of the innermost frame of the user's own code (not a
+        library's, the standard library's or thunder_core's), else of the innermost frame; with
+        ``name`` (what is being called), also the name to report: the library function the
+        user's line called, ``secrets.token_hex (through os.urandom)``, or ``name`` itself."""
+        frames = self.frames
+        k = next((k for k in range(len(frames) - 1, -1, -1) if is_user_file(frames[k].info.code.co_filename)),
+                 len(frames) - 1)
+        f = frames[k]
+        site = f.info.code.co_filename, f.lineno, f.info.site_name
+        if name is None:
+            return site
+        if k + 1 < len(frames):
+            callee = frames[k + 1]
+            name = f"{callee.globals.get('__name__', '?')}.{callee.info.site_name} (through {name})"
+        return site, name
+
     def call_native(self, fn, args, kwargs=None):
         inner = getattr(fn, "_torchdynamo_orig_callable", None)
         if inner is not None and type(fn) is types.FunctionType:
@@ -371,7 +472,55 @@ class TracingInterpreter(Interpreter):
 
             args, kwargs = self.recorder.resolve(self, args, kwargs or {})
             return opaque_entry(fn)(*args, **kwargs)
+        if type(fn) is types.BuiltinMethodType:
+            # a C method looked aside through its descriptor (rng.random(): a new bound method
+            # on every access), when its lookaside asks for it (builtin/fresh_values.py)
+            la = self.lookasides.get(id(_descriptor(fn.__self__, fn.__name__)))
+            if la is not None and getattr(la, "through_methods", False):
+                return la(self, (fn.__self__, *args), kwargs or {})
+        if self.result_unused():
+            # (a module's function only from the user's own code: library internals such as
+            # importlib's lock calls run now, as before)
+            unused = unused_call(self, fn, args, is_user_file(self.frames[-1].info.code.co_filename))
+            if unused is not None:
+                # made for its effect on an outside object (stream.write(s)): on every call, by the
+                # epilogue, in program order with the other effects, with that call's values
+                replay, rargs = unused
+                self.events.append(ev.Event(ev.CALL, None, replay, (rargs, dict(kwargs or {})), self.user_site()))
+                return None
+        if self.fresh_objects:
+            drawn = self._derived_draw(fn, args, kwargs)
+            if drawn is not None:
+                return drawn[0]
         return super().call_native(fn, args, kwargs)
+
+
+def _descriptor(owner, name):
+    """The descriptor the bound C method ``owner.name`` came from: a method's, or for a class a
+    classmethod's (``datetime.now``)."""
+    if isinstance(owner, type):
+        return next((c.__dict__[name] for c in owner.__mro__ if name in c.__dict__), None)
+    return getattr(type(owner), name, None)
+
+
+def _drawn_args(trace, name, site, args, kwargs):
+    """The arguments of a fresh call as they are now: symbolic numbers are this call's values
+    (the prologue computes them again on every call). A tensor computed by the trace cannot be
+    given to a call the prologue makes before the computation: refused."""
+    def concrete(x):
+        t = type(x)
+        if t is NumberProxy:
+            return x.hint if x.value is None else x.value
+        if t is TensorProxy:
+            raise TracingError(f"{site[0]}:{site[1]}: {name}(...) is made again on every call before the computation "
+                               f"runs, so it cannot take a tensor of the jitted function. Draw an index instead "
+                               f"(random.randrange(len(seq))) and index with it, or use torch's random functions.")
+        if t is tuple or t is list:
+            return t(concrete(y) for y in x)
+        if t is dict:
+            return {k: concrete(v) for k, v in x.items()}
+        return x
+    return concrete(tuple(args)), concrete(dict(kwargs))
 
 
 def _has_proxy(values) -> bool:
@@ -406,12 +555,14 @@ def _drop_unused_numbers(trace):
 
 
 def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_opaque_calls=False,
-            what=None, symbolic=False) -> Capture:
-    """Trace ``fn(*args, **kwargs)``; see the module docstring."""
+            what=None, symbolic=False, draw_log=None) -> Capture:
+    """Trace ``fn(*args, **kwargs)``; see the module docstring. Fresh values are drawn through
+    ``draw_log`` (guards/fresh.py: a jitted function's, whose prologue takes them next), else
+    through a log of this capture's own."""
     lookasides = plugins.registry().cached("capture.lookasides", _merged_lookasides)
     name = getattr(fn, "__name__", "fn")
     trace = _CaptureTrace("computation", grad_enabled=torch.is_grad_enabled())
-    cap = Capture(trace, fn_name=name)
+    cap = Capture(trace, fn_name=name, draw_log=fresh.DrawLog() if draw_log is None else draw_log)
     if arg_names is None:
         code = getattr(getattr(fn, "__func__", fn), "__code__", None)
         arg_names = list(code.co_varnames[:code.co_argcount]) if code is not None else []
@@ -438,6 +589,7 @@ def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_o
         rec.finish(I)
     except Exception as e:
         annotate(e, what or getattr(fn, "__qualname__", name))
+        cap.draw_log.clear()  # drawn, as eager would have before failing: no prologue takes them
         raise
     finally:
         # Outside state goes back to how it was: the epilogue makes the writes, on every call.

@@ -155,6 +155,15 @@ def thunder_core_lookasides() -> dict:
     as a rank) and ``substitute(interpreter, tensor, proxy)`` (reads of an outside tensor give
     a value of the trace). The thunder-distributed plugin (``plugins/distributed``) uses all
     three.
+    ``interpreter.draw(fn, args, kwargs, name)`` makes a call whose result is new on every
+    call (a library's own random source, a hardware counter) an input that the prologue draws
+    again on every call, in program order (a number stays symbolic; ``frozen=True``: a value
+    that cannot be an input, which the ``opaque-call`` checker reports). A replacement with
+    the attribute ``through_methods = True``, keyed by a C method's descriptor
+    (``_random.Random.random``), also replaces that method bound to any object (``rng.random()``),
+    which it receives as the first argument; keyed by a classmethod's descriptor
+    (``datetime.datetime.__dict__["now"]``), it replaces the method bound to its class or a
+    subclass (``datetime.now()``), receiving the class first.
 
     **Example** (a library's timing helper, ``mylib.timed(fn, *args, **kwargs)``, traced as
     the call of ``fn`` it wraps: a clock read while tracing would be frozen into the trace)::

@@ -126,6 +126,25 @@ def test_read_back_of_own_write_is_not_an_outside_read():
     assert not [e for e in I.events if e.kind == ev.READ_ATTR and e.key == "extra"]
 
 
+def test_an_outside_iterator_advances_as_in_cpython():
+    # next() of, and a loop over, an iterator from outside: its items are fresh on every call
+    # (Interpreter.draw), and it is left where CPython leaves it
+    import itertools
+
+    from thunder_core.frontend import interpret
+
+    def f(it, gen):
+        first = next(it)
+        rest = [v for v, _ in zip(gen, range(2))]
+        return first, rest, next(gen, "end")
+
+    def run(fn):
+        it, gen = itertools.count(5), (i * i for i in range(4))
+        return fn(it, gen), fn(it, gen), next(it)
+
+    assert run(interpret(f)) == run(f)
+
+
 PROXY = __import__("types").MappingProxyType({"p": Box(5), "q": Box(6)})
 
 

@@ -49,9 +49,6 @@ KNOWN = {
     "sparse.sampled_addmm": Known(r"sparse", "sparse tensor inputs are not supported (traced as dense fake tensors)"),
     "sparse.mm.reduce": Known(r"sparse", "sparse tensor inputs are not supported (traced as dense fake tensors)"),
 }
-if torch.__version__.startswith("2.10."):  # traced on torch 2.13, the other version tested here
-    KNOWN.update({name: Known(_VALUES, "torch 2.10's quantile calls aten.equal on its inputs (a data-dependent "
-                                       "output under fake tensors)") for name in ("quantile", "nanquantile")})
 
 
 def _dtypes(op):

@@ -1,5 +1,6 @@
 """Output effects of Python calls, made on every call of a jitted function: ``print``,
-``warnings.warn`` and ``logging`` (logger methods and the module-level functions).
+``warnings.warn`` and ``logging`` (logger methods and the module-level functions, ``exc_info``
+included: the exception handled while tracing is the one every call handles there).
 
 While tracing, such a call is not made: it is recorded (an ``effect-call`` event, in program
 order with the other writes) and the epilogue makes it after the computation on every call,
@@ -14,17 +15,24 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import warnings
 
 from .. import hookspecs
 from ..frontend import events as ev
 
 
-def _site(I, up: int = 1):
+def _site(I, up: int = 1, skip=None):
     """(filename, line, function name, module globals) of the interpreted frame ``up`` levels
-    from the innermost (1: the frame making the call), or of the outermost one if there are
-    fewer (the jitted function's own caller is not known while tracing)."""
-    f = I.frames[-min(max(up, 1), len(I.frames))]
+    from the innermost (1: the frame making the call; frames of the file ``skip`` do not count,
+    as logging skips its own), or of the outermost one if there are fewer (the jitted function's
+    own caller is not known while tracing)."""
+    frames = I.frames
+    n = len(frames)
+    if skip is not None:
+        while n > 1 and os.path.normcase(frames[n - 1].info.code.co_filename) == skip:
+            n -= 1
+    f = frames[max(n - max(up, 1), 0)]
     code = f.info.code
     return code.co_filename, f.lineno, code.co_name, f.globals
 
@@ -85,44 +93,46 @@ _LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARN
 def _logger_method(level):
     def look(I, args, kwargs):
         logger, *rest = args
-        if kwargs.get("exc_info"):
-            # the exception being handled exists only while tracing: log it then, as before
-            return I.call_function(getattr(type(logger), _name(level)), args, kwargs)
         _log(I, logger, level, rest, kwargs)
     return look
 
 
 def _logger_log(I, args, kwargs):
     logger, level, *rest = args
-    if kwargs.get("exc_info"):
-        return I.call_function(logging.Logger.log, args, kwargs)
     _log(I, logger, level, rest, kwargs)
 
 
 def _module_function(level):
     def look(I, args, kwargs):
-        if kwargs.get("exc_info"):
-            return I.call_function(getattr(logging, _name(level)), args, kwargs)
         _log(I, None, level, list(args), kwargs)
     return look
 
 
 def _module_log(I, args, kwargs):
     level, *rest = args
-    if kwargs.get("exc_info"):
-        return I.call_function(logging.log, args, kwargs)
     _log(I, None, level, rest, kwargs)
 
 
-def _name(level):
-    return next(n for n, lv in _LEVELS.items() if lv == level)
+def _exc_info(I, exc_info):
+    """``exc_info`` as ``Logger._log`` resolves it, now: the exception being handled exists only
+    while tracing, and on every call it is this one (the trace took the same path to it)."""
+    if isinstance(exc_info, BaseException):
+        return type(exc_info), exc_info, exc_info.__traceback__
+    if isinstance(exc_info, tuple):
+        return exc_info
+    e = I.topmost_exception()
+    return (None, None, None) if e is None else (type(e), e, e.__traceback__)
 
 
 def _log(I, logger, level, rest, kwargs):
+    site = {}
+    if kwargs.get("exc_info"):  # bound into the replay, like the user's line: a constant of the epilogue
+        kwargs = dict(kwargs)
+        site["exc_info"] = _exc_info(I, kwargs.pop("exc_info"))
     stacklevel = kwargs.get("stacklevel", 1)
-    pathname, line, func, _ = _site(I, stacklevel if isinstance(stacklevel, int) else 1)
-    _record(I, functools.partial(log_at, level=level, pathname=pathname, lineno=line, func=func), (logger, *rest),
-            kwargs)
+    pathname, line, func, _ = _site(I, stacklevel if isinstance(stacklevel, int) else 1, logging._srcfile)
+    _record(I, functools.partial(log_at, level=level, pathname=pathname, lineno=line, func=func, **site),
+            (logger, *rest), kwargs)
 
 
 @hookspecs.hookimpl

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import builtins
-import os
-import random
-import time
 import types
 
 from .. import hookspecs
 from ..frontend import events as ev
 from ..frontend.provenance import CELL, GLOBAL
 from ..sharp_edges import SharpEdge, SharpEdgeChecker
-from ..user_errors import is_user_file
 
 _NOT_DATA = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type, types.MethodType,
              types.BuiltinMethodType, types.MethodDescriptorType, types.WrapperDescriptorType)
@@ -49,54 +44,27 @@ def check_outside_write(cap):
                                              f"function. {_FIX_WRITE}")
 
 
-_FROZEN = {builtins.input: "input", builtins.open: "open", time.time: "time.time",
-           time.perf_counter: "time.perf_counter", time.monotonic: "time.monotonic", os.getenv: "os.getenv"}
-
-
-def _frozen_name(fn):
-    try:
-        name = _FROZEN.get(fn)
-    except TypeError:
-        return None
-    if name is not None:
-        return name
-    owner = getattr(fn, "__self__", None)
-    if isinstance(owner, random.Random) or getattr(fn, "__module__", None) == "random":
-        return f"random.{getattr(fn, '__name__', '?')}"
-    if owner is os.environ:
-        return f"os.environ.{fn.__name__}"
-    return None
-
-
-_FIX_FRESH = ("Draw it outside the jitted function and pass it in (random numbers in tensors: torch.rand and "
-              "friends are traced), or keep the value read while tracing for every call with "
-              "sharp_edges={'opaque-call': 'allow'}.")
+_FIX_FROZEN = ("Make the call outside the jitted function and pass its value in (random numbers: Python's random "
+               "and numpy's draws, and torch.rand and friends, are drawn on every call), or keep the value read "
+               "while tracing for every call with sharp_edges={'opaque-call': 'allow'}.")
 
 
 def check_opaque_call(cap):
-    seen = set()  # one report per line and call (random's own loops call getrandbits again)
+    """Values that are new on every call in eager but frozen in the trace (builtin/fresh_values.py):
+    drawn ones that cannot be inputs (not numbers, tensors or containers of them), and calls made
+    once, while tracing (``input``, ``open``, ``random.shuffle``). Each names the user's line."""
     for e in cap.events:
-        if e.kind == ev.FRESH:
-            yield SharpEdge("opaque-call", f"{e.site[0]}:{e.site[1]}: {e.key}(...) gives a new value on every call "
-                                           f"in eager, but the trace would reuse the one read while tracing "
-                                           f"({e.value!r}) on every call. {_FIX_FRESH}")
-        elif e.kind == ev.OPAQUE_CALL:
-            name = _frozen_name(e.key)
-            if name is not None:
-                # the innermost line of the user's code (random.randint's own call is in random.py),
-                # and the library function it called
-                stack = e.value[2]
-                k = next((k for k in range(len(stack) - 1, -1, -1) if is_user_file(stack[k][0])), None)
-                site = e.site if k is None else stack[k]
-                if k is not None and k + 1 < len(stack):
-                    name = f"{stack[k + 1][2]} (through {name})"
-                if (site, name) in seen:
-                    continue
-                seen.add((site, name))
-                yield SharpEdge("opaque-call", f"{site[0]}:{site[1]}: {name}(...) runs once, while tracing; "
-                                               "cached calls reuse its result and do not run it again. Call it "
-                                               "outside the jitted function, or use "
-                                               "sharp_edges={'opaque-call': 'allow'}.")
+        if e.kind != ev.FROZEN:
+            continue
+        where = f"{e.site[0]}:{e.site[1]}"
+        if e.prov is None:
+            yield SharpEdge("opaque-call", f"{where}: {e.key}(...) runs once, while tracing; cached calls reuse its "
+                                           f"result and do not run it again. {_FIX_FROZEN}")
+        else:
+            yield SharpEdge("opaque-call", f"{where}: {e.key}(...) gives a new value on every call, a "
+                                           f"{type(e.value).__qualname__}, which cannot be an input of the trace "
+                                           f"(numbers, tensors and containers of them can): every call would reuse "
+                                           f"the one read while tracing ({e.value!r:.60}). {_FIX_FROZEN}")
 
 
 _RESHAPES = ("ltorch.reshape", "ltorch.flatten", "ltorch.reshape_as")
@@ -123,5 +91,5 @@ def thunder_core_sharp_edge_checkers():
     return [SharpEdgeChecker("outside-value", "allow", check_outside_value),
             SharpEdgeChecker("outside-write", "allow", check_outside_write),
             # "error" by default: a value that is fresh on every call in eager must not be frozen silently
-            SharpEdgeChecker("opaque-call", "error", check_opaque_call, needs_opaque_calls=True),
+            SharpEdgeChecker("opaque-call", "error", check_opaque_call),
             SharpEdgeChecker("reshape-inplace", "error", check_reshape_inplace)]

@@ -32,9 +32,15 @@ MUTATE = "mutate"              # a mutating method (list.append, dict.update, ..
 # an output effect not made while tracing but on every call (print, warnings.warn, logging):
 # ``key`` is the callable making it, ``value`` its (args, kwargs)
 CALL = "effect-call"
-# a call whose result is fresh on every call in eager (random draws, clocks): ``key`` its name,
-# ``value`` the value it gave while tracing
+# a call whose result is fresh on every call in eager (random draws, clocks, next() of an outside
+# iterator): an input of the call, made again by the prologue (``Interpreter.draw``); ``prov`` its
+# FRESH provenance, ``key`` its name, ``value`` the value it gave while tracing
 FRESH = "fresh-value"
+# a call whose result is fresh on every call but whose value is a constant of the trace: a draw
+# that cannot be an input (not a number, tensor or container of them: ``uuid.uuid4()``; ``prov``
+# its FRESH provenance), or a call made once while tracing (``input()``, ``open()``; ``prov``
+# None). Refused by the opaque-call checker unless allowed; ``key`` its name, ``value`` the value
+FROZEN = "frozen-value"
 
 READS = frozenset({READ_ARG, READ_GLOBAL, READ_BUILTIN, READ_CELL, READ_ATTR, READ_ITEM})
 WRITES = frozenset({WRITE_GLOBAL, DELETE_GLOBAL, WRITE_CELL, DELETE_CELL, WRITE_ATTR, DELETE_ATTR,

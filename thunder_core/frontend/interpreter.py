@@ -101,6 +101,7 @@ class Interpreter:
         self.written: set = set()              # (id(outside object), key) this call wrote (attribute, item, global, cell)
         self.mutated: set = set()              # ids of outside containers changed by a mutating method
         self.frames: list[Frame] = []
+        self.callback_depth = -1               # frames when C code (a trampoline) called back into the program
         self.exc_item = ExcItem()              # root of the handled-exception chain
         self.outer_exc = sys.exception()       # what the caller of the interpreter is handling
         self._last_read: dict = {}             # inst -> (owner, value) of the last read event there
@@ -243,6 +244,34 @@ class Interpreter:
                                         inst.site if inst else ("<native>", 0, "?")))
         return native.after(self, fn, args, kwargs, r, taken)
 
+    def draw(self, fn, args, kwargs=None, name=None, frozen=False):
+        """``fn(*args, **kwargs)``, a call whose result is new on every call in CPython (a random
+        draw, a clock, ``next()`` of an outside iterator; ``name`` says which, in words;
+        ``frozen``: its value cannot be an input, e.g. ``uuid.uuid4()``). The bare interpreter
+        makes it natively, as CPython does; the jit's capture makes its value an input that the
+        prologue draws again on every call (capture.py)."""
+        return fn(*args, **kwargs) if kwargs else fn(*args)
+
+    #: True once a fresh object exists (``is_fresh``): the operators and formatting check their operands
+    fresh_objects = False
+
+    def is_fresh(self, x) -> bool:
+        """True for a fresh object: drawn (``draw``), or reached from one, and used whole (not a
+        number, string or tensor). An operator, ``format()`` or native call taking one is a draw
+        itself, made again on every call on that call's object (``uuid4().int`` is a read; ``str(u)``,
+        ``now - start``, ``f"{u}"`` are draws). The bare interpreter has none."""
+        return False
+
+    def result_unused(self) -> bool:
+        """True while the program's own call instruction is calling natively and throws the
+        result away (``sys.stdout.write(s)`` as a statement: the next instruction pops it), not
+        a call that C code makes back into the program (a ``sorted`` key)."""
+        frames = self.frames
+        if not frames or len(frames) == self.callback_depth:
+            return False
+        f = frames[-1]
+        return f.insts[f.ip].opname == "POP_TOP" and f.insts[f.ip - 1].opname.startswith("CALL")
+
     def _current_inst(self):
         if not self.frames:
             return None
@@ -372,9 +401,10 @@ class Interpreter:
                             stack.pop()
                             continue
                         elif k == 11:
-                            k = stack.pop()
-                            stack[-1] = inst.cache(stack[-1], k)
-                            continue
+                            if not self.fresh_objects:  # (else the handler checks for fresh operands)
+                                k = stack.pop()
+                                stack[-1] = inst.cache(stack[-1], k)
+                                continue
                         elif k == 9:
                             f.retval = stack.pop()
                             return RETURN

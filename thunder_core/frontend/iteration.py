@@ -104,7 +104,33 @@ def entering(I, x, it=NULL):
     t = type(x)
     if t is list or t is tuple:
         return Entering(I, iter(x) if it is NULL else it, e[1], "index")
+    if it is x:  # an outside iterator (a generator, itertools.count): each item is new on every call
+        return Drawing(I, x)
     return Entering(I, iter(x) if it is NULL else it, e[1], "iter")
+
+
+class Drawing:
+    """An iterator over an outside iterator ``it`` (its own ``__iter__``: a generator, an
+    ``itertools.count``, a file) whose items are fresh values: each ``next`` is
+    ``Interpreter.draw``, so the jit's prologue makes it again on every call and the outside
+    iterator advances on every call, as in CPython (its end, StopIteration, too)."""
+
+    __slots__ = ("I", "it")
+
+    def __init__(self, I, it):
+        self.I, self.it = I, it
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return self.I.draw(next, (self.it,), None, "next")
+
+    def __length_hint__(self):
+        return operator.length_hint(self.it)
+
+    def __reduce__(self):
+        raise TypeError("cannot pickle an iterator of the jitted function")
 
 
 def get_iter(I, x):
@@ -113,7 +139,7 @@ def get_iter(I, x):
     it = special_method(I, x, "__iter__")
     if it is NULL:
         t = type(x)
-        if t is Entering:
+        if t is Entering or t is Drawing:
             return x
         it = iter(x)
         if t is list or t is tuple or t is dict or t in VIEW_KINDS or id(x) in I.outside:
@@ -163,7 +189,8 @@ def has_python_next(t) -> bool:
 
 def next_value(I, it):
     """next(it) (StopIteration propagates); ``__next__`` written in Python is interpreted."""
-    if type(it) is Entering:
+    t = type(it)
+    if t is Entering or t is Drawing:
         return it.__next__()
     v = special_method(I, it, "__next__")
     return next(it) if v is NULL else v
@@ -176,7 +203,11 @@ def trampoline(I, fn):
         return None
 
     def call(*args, **kwargs):
-        return I.call(fn, args, kwargs)
+        outer, I.callback_depth = I.callback_depth, len(I.frames)  # (a call C makes: see Interpreter.result_unused)
+        try:
+            return I.call(fn, args, kwargs)
+        finally:
+            I.callback_depth = outer
     return call
 
 
@@ -246,9 +277,10 @@ def _next(I, args, kwargs):
         return next(*args, **kwargs)
     it = args[0]
     t = type(it)
-    if t is Entering or has_python_next(t):
+    outside = id(it) in I.outside and not has_python_next(t)  # an outside iterator: a fresh value
+    if outside or t is Entering or t is Drawing or has_python_next(t):
         try:
-            return next_value(I, it)
+            return I.draw(next, (it,), None, "next") if outside else next_value(I, it)
         except StopIteration:
             if len(args) == 2:
                 I._propagating = None
@@ -353,7 +385,7 @@ def _starmap(I, args, kwargs):
     return itertools.starmap(trampoline(I, args[0]), iterable(I, args[1]))
 
 
-_OURS = frozenset({Entering, Interpreted, SequenceItems})  # iterators of this module: never interpreted
+_OURS = frozenset({Entering, Drawing, Interpreted, SequenceItems})  # iterators of this module: never interpreted
 
 LOOKASIDES = {
     iter: _iter, next: _next, enumerate: _iterates_first(enumerate, "iterable"), zip: _zip, map: _map,

@@ -22,6 +22,7 @@ from __future__ import annotations
 import collections
 import functools
 import itertools
+import operator
 import sys
 import types
 
@@ -53,7 +54,7 @@ def after(I, fn, args, kwargs, r, taken):
         if src is not None:
             name = fn.__name__
             margs = args if t is types.BuiltinMethodType else args[1:]  # list.append(L, x): drop L
-            if _is_mutator(type(recv), name):
+            if is_mutator(type(recv), name):
                 if taken is not None and taken is not NULL and not kwargs:  # L.pop(), d.pop(k): read where it was
                     r = I.enter(r, taken, ev.READ_ITEM, I._current_inst(), taken.key, recv)
                 I.write(ev.MUTATE, src[1], name, margs, I._current_inst(), recv)
@@ -107,6 +108,45 @@ def after(I, fn, args, kwargs, r, taken):
     return r
 
 
+def unused_call(I, fn, args, modules=True):
+    """For a native call whose result the program throws away (``Interpreter.result_unused``):
+    ``(replay, args)`` when it is a call on an outside object, made for its effect (``stream.write(s)``,
+    ``log_file.flush()``; with ``modules``, a module's function: ``time.sleep(t)``): the caller
+    records it to be made on every call (``replay(*args, **kwargs)``), instead of making it once
+    now. None for calls that are not: pure functions, methods of builtin containers (their
+    writes are MUTATE events)."""
+    t = type(fn)
+    if t is types.BuiltinMethodType:
+        recv, rest = fn.__self__, args
+    elif t is types.MethodDescriptorType and args:
+        recv, rest = args[0], args[1:]
+    else:
+        return None
+    if type(recv) is types.ModuleType:  # time.sleep, os.write: the module's function itself
+        return (fn, rest) if modules and recv.__name__ not in _PURE_MODULES else None
+    if (id(recv) not in I.outside or isinstance(recv, _PLAIN) or type(recv) in I.local_types
+            or (type(recv).__module__ or "").startswith("torch")):  # (torch's own state: a generator's seed)
+        return None
+    return method_call(fn.__name__), (recv, *rest)
+
+
+_PURE_MODULES = frozenset({"builtins", "_operator", "operator", "math", "cmath", "_functools", "itertools",
+                           "_collections", "_abc", "_weakref", "_warnings", "_random", "posixpath", "ntpath",
+                           "_string", "_struct", "_json", "_pickle", "_heapq", "_bisect", "copy", "_codecs"})
+_PLAIN = (list, dict, set, frozenset, tuple, bytearray, collections.deque, str, bytes, int, float, complex, bool,
+          type, types.GeneratorType)
+
+
+@functools.lru_cache(maxsize=None)
+def method_call(name):
+    """``method_call("write")(obj, *args)`` is ``obj.write(*args)``: the method looked up on the
+    object the epilogue fetches on that call (``sys.stdout`` may be another stream by then)."""
+    def call(obj, *args, **kwargs):
+        return getattr(obj, name)(*args, **kwargs)
+    call.__name__ = call.__qualname__ = f"call_{name}"
+    return call
+
+
 def taken(I, fn, args):
     """Before ``L.pop(i)`` / ``d.pop(k)`` / ``d.setdefault(k, v)`` on an outside builtin
     container: guard what the result depends on (``k in d``, read before the call) and
@@ -138,7 +178,7 @@ def before_write(I, fn, args):
     recv = getattr(fn, "__self__", None) if t is types.BuiltinMethodType else (
         args[0] if args and t is types.MethodDescriptorType else None)
     if recv is not None:
-        if id(recv) in outside and _is_mutator(type(recv), fn.__name__):
+        if id(recv) in outside and is_mutator(type(recv), fn.__name__):
             I.before_write(recv)
     elif t is types.BuiltinFunctionType and args and fn in _ATTR_WRITERS and id(args[0]) in outside:
         I.before_write(args[0])
@@ -239,9 +279,16 @@ def query(obj, name, args, prov, overridable=False):
         if not base.__flags__ & HEAPTYPE:
             m = base.__dict__.get(name)
             if m is None or overridable and lookup(type(obj), name) is not m:
-                return None
+                break
             return Provenance(CALL, prov, (name, tuple(args)), m)
+    op = _OPERATORS.get(name) if overridable else None
+    if op is not None and type(lookup(type(obj), name)) is types.FunctionType:
+        # the class's own method written in Python (``"HOME" in os.environ``): the operator calls it again
+        return Provenance(CALL, prov, (name, tuple(args)), op)
     return None
+
+
+_OPERATORS = {"__contains__": operator.contains}
 
 
 _FRESH = frozenset({sorted, reversed, iter, len, repr, str, format, id, hash, isinstance, issubclass,
@@ -249,7 +296,7 @@ _FRESH = frozenset({sorted, reversed, iter, len, repr, str, format, id, hash, is
 
 
 @functools.lru_cache(maxsize=512)
-def _is_mutator(t, name):
+def is_mutator(t, name):
     for base in t.__mro__:
         names = _MUTATORS.get(base)
         if names is not None:

@@ -14,7 +14,7 @@ along these paths in the prologue.
 
 from __future__ import annotations
 
-__all__ = ["Provenance", "ARG", "KWARG", "GLOBAL", "BUILTIN", "CELL", "ATTR", "ITEM", "ITER", "CALL", "CONST", "MODULE"]
+__all__ = ["Provenance", "ARG", "KWARG", "GLOBAL", "BUILTIN", "CELL", "ATTR", "ITEM", "ITER", "CALL", "CONST", "MODULE", "FRESH"]
 
 ARG = "arg"          # key: position in the root call's args
 KWARG = "kwarg"      # key: keyword name in the root call's kwargs
@@ -27,6 +27,8 @@ ITER = "iter"        # the key-th value produced by iterating parent
 CALL = "call"        # result of an opaque call of ref (a callable) whose inputs came from outside
 CONST = "const"      # a constant of the code object; key: the value
 MODULE = "module"    # a module an `import` returned; key: its name in sys.modules
+FRESH = "fresh"      # the key-th fresh value of the call (a random draw, a clock, next() of an outside
+                     # iterator), made again by the prologue on every call; ref: what was called, in words
 
 
 class Provenance:
@@ -81,6 +83,8 @@ class Provenance:
             return f"{p!r}[{self.key!r}]"
         if k == ITER:
             return f"iter({p!r})#{self.key}"
+        if k == FRESH:
+            return f"fresh#{self.key}({self.ref})"
         if k == CALL:
             name = getattr(self.ref, "__qualname__", None) or type(self.ref).__name__
             return f"{name}({p!r}, ...)" if p is not None else f"{name}(...)"

@@ -19,6 +19,16 @@ import os
 import types
 
 INTERPRETER_DIR = os.path.dirname(os.path.abspath(__file__))
+_HIDDEN = (INTERPRETER_DIR,)  # files and directories whose frames a traceback does not show
+
+
+def hide(path: str) -> None:
+    """Frames of code under ``path`` (a file or directory: the jit's interpreter subclass, its
+    lookasides) are left out of tracebacks, like the interpreter's own."""
+    global _HIDDEN
+    path = os.path.abspath(path)
+    if path not in _HIDDEN:
+        _HIDDEN = _HIDDEN + (path,)
 
 def _stub():
     yield
@@ -74,7 +84,7 @@ def stub_frame(info, globals_, lineno):
 
 
 def is_interpreter_frame(frame) -> bool:
-    return frame.f_code.co_filename.startswith(INTERPRETER_DIR)
+    return frame.f_code.co_filename.startswith(_HIDDEN)
 
 
 # THUNDER_CORE_SHOW_INTERPRETER_FRAMES=1 keeps the interpreter's frames (to debug the interpreter).
@@ -97,7 +107,7 @@ def strip(tb):
             prev.tb_next = tb
             return head
         nxt = tb.tb_next
-        if not tb.tb_frame.f_code.co_filename.startswith(INTERPRETER_DIR):
+        if not tb.tb_frame.f_code.co_filename.startswith(_HIDDEN):
             if prev is None:
                 head = tb
             else:

@@ -35,6 +35,14 @@ class Entry:
         return self.epilogue(args, kwargs, self.computation(*inputs))
 
 
+class EntryWithDraws(Entry):
+    """An entry whose epilogue uses fresh objects the prologue drew (a generator's item that is
+    printed or returned): the prologue returns them after the computation's inputs."""
+
+    def run(self, inputs, args, kwargs):
+        return self.epilogue(args, kwargs, self.computation(*inputs[:-1]), inputs[-1])
+
+
 def dispatch_key(args, kwargs):
     # Types only: cheap to compute. Shapes and everything else are the prologue's checks.
     if kwargs:

@@ -149,15 +149,22 @@ _RESTORE = {"cell": _restore_cell, "class": _restore_class, "dict": _restore_dic
 def build_epilogue(cap, args, kwargs, output):
     """(epilogue function or None, its source, the proxies the computation must return for it).
 
-    The epilogue ``epilogue(args, kwargs, results) -> output`` makes the writes in
+    The epilogue ``epilogue(args, kwargs, results, fresh) -> output`` makes the writes in
     ``cap.events`` in program order, then returns ``output`` rebuilt (rebuild.py) from the
-    computation's ``results``. None when there are no writes and ``output`` is plain (the
+    computation's ``results`` (and ``fresh``: the fresh objects the prologue drew that it uses,
+    ``cap.epilogue_draws``). None when there are no writes and ``output`` is plain (the
     computation returns it directly)."""
     writes = [e for e in cap.events if e.kind in ev.REPLAYED]
     if not writes and is_plain(output, cap.outside):
         return None, "", []
     b = _Builder(args, kwargs)
     b.consts.update(operator=operator)
+    draws = {d.prov: d for d in cap.draws}
+
+    def drawn(prov):  # a fresh object (a generator's item printed, returned): the prologue's, passed on
+        cap.epilogue_draws.append(prov)
+        return f"fresh[{len(cap.epilogue_draws) - 1}]", draws[prov].value
+    b.drawn = drawn
     rb = Rebuilder(b, cap.outside)
 
     def value(v, e):
@@ -218,5 +225,5 @@ def build_epilogue(cap, args, kwargs, output):
     b.lines += made
     b.lines.append(f"return {out}")
     body = "\n".join("    " + line for line in b.lines)
-    source = f"def epilogue(args, kwargs, results):\n{body}\n"
+    source = f"def epilogue(args, kwargs, results, fresh=()):\n{body}\n"
     return compile_function(source, "epilogue", f"epilogue {cap.fn_name}", b.consts), source, rb.results

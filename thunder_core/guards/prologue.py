@@ -21,11 +21,14 @@ from dataclasses import dataclass
 
 import torch
 
-from .predicates import describe, render
-from .record import BOUND, EQUALS, IDENTITY, LENGTH, NO_HOOKS, PREDICATE, SAME_AS, TENSOR, TYPE, VALUES, Capture
+from . import fresh
+from .predicates import describe, inputs_of, render
+from .record import (BOUND, DRAWN, EQUALS, IDENTITY, LENGTH, NO_HOOKS, PREDICATE, SAME_AS, TENSOR, TYPE, VALUES,
+                     Capture)
 from ..frontend.native import MODULE_TABLES
-from ..frontend.provenance import ARG, ATTR, BUILTIN, CALL, CELL, GLOBAL, ITEM, ITER, KWARG, MODULE, Provenance
+from ..frontend.provenance import ARG, ATTR, BUILTIN, CALL, CELL, FRESH, GLOBAL, ITEM, ITER, KWARG, MODULE, Provenance
 from ..ir.codegen import compile_function
+from ..ir.proxies import NumberProxy
 
 MISS = object()
 
@@ -115,6 +118,8 @@ class _Builder:
             value = prov.ref(self.values[prov.parent], *args)
         elif k == ITER:
             expr, value = f"{self.listed(prov.parent)}[{prov.key}]", list(self.values[prov.parent])[prov.key]
+        elif k == FRESH:  # a fresh value: drawn in place by the prologue (_emit_draw); the epilogue's comes from it
+            expr, value = self.drawn(prov)
         elif k == "state" and prov.ref is not None:  # a fact of the process a plugin read (lookaside_tools.read_state)
             expr, value = f"{self.const(prov.ref, 'S')}()", prov.ref()
         elif k == "state":
@@ -142,6 +147,35 @@ class _Builder:
             self.exprs[key] = var
         return var
 
+    def drawn(self, prov):
+        """(expression, value while tracing) of the fresh value at ``prov`` where it was not
+        drawn by this function itself (the epilogue gets it from the prologue)."""
+        raise NotRefetchable(repr(prov))
+
+    def value(self, x, outside) -> str:
+        """An expression computing ``x`` again on this call: a symbolic number from the inputs it
+        is computed from, an outside object (``outside``: id -> (object, provenance)) fetched
+        along its path, a container item by item, anything else a constant."""
+        t = type(x)
+        if t is NumberProxy:
+            return render(x, lambda q: self.fetch(self.number_inputs[id(q)]), lambda fn: self.const(fn, "F"),
+                          self.literal)
+        if t in (int, float, bool, str, bytes, complex, type(None)):
+            return self.literal(x)
+        e = outside.get(id(x))
+        if e is not None and e[0] is x:
+            try:
+                return self.fetch(e[1])
+            except NotRefetchable:
+                pass
+        if t is tuple:
+            return "(" + "".join(self.value(y, outside) + ", " for y in x) + ")"
+        if t is list:
+            return "[" + ", ".join(self.value(y, outside) for y in x) + "]"
+        if t is dict:
+            return "{" + ", ".join(f"{self.value(k, outside)}: {self.value(v, outside)}" for k, v in x.items()) + "}"
+        return self.const(x, "K")
+
     @staticmethod
     def _attr(parent, pv, name):
         if isinstance(pv, torch.nn.Module) and name not in pv.__dict__ and not hasattr(type(pv), name):
@@ -160,12 +194,20 @@ class _Builder:
 
 def build_prologue(cap: Capture, args, kwargs, *, check=True) -> Prologue:
     """Generate the prologue for ``cap``, resolving paths on this call's ``args``/``kwargs``.
-    ``check=False`` fetches inputs without checking anything (cache="same input")."""
+    ``check=False`` fetches inputs without checking them (cache="same input"); fresh values
+    are drawn and checked all the same. When the epilogue uses fresh objects
+    (``cap.epilogue_draws``), the prologue returns them, in a tuple, after the inputs."""
     b = _Builder(args, kwargs)
-    unchecked, tensors = [], []
-    if check:
-        b.number_inputs = {id(p): prov for prov, p in cap.inputs}
+    unchecked, tensors, drawn = [], [], []
+    b.number_inputs = {id(p): prov for prov, p in cap.inputs}
+    fresh_inputs = {id(p) for prov, p in cap.inputs if prov.root.kind == FRESH}
+    if cap.draws or check:
         for g in cap.guards:
+            if _after_draws(g, fresh_inputs):
+                drawn.append(g)
+                continue
+            if not check:
+                continue
             if g.kind == PREDICATE:
                 try:
                     _emit_predicate(b, *g.value)
@@ -184,8 +226,27 @@ def build_prologue(cap: Capture, args, kwargs, *, check=True) -> Prologue:
         if tensors and not _batch_tensor_check(b, tensors):
             for var, g in tensors:
                 _emit_check(b, var, g)
+    if cap.draws:
+        # Fresh values, after every other check (a prologue that misses before drawing has
+        # drawn nothing): drawn in program order, each followed by the checks on what the
+        # program decided from it, so a miss draws no further (cache="same input" too: the
+        # values are new on every call). The draw log keeps what a missing prologue drew.
+        b.lines.append(f"draws = {b.const(cap.draw_log, 'LOG')}.draws")
+        for g in drawn:
+            try:
+                if g.kind == DRAWN:
+                    _emit_draw(b, g.value, cap.outside)
+                elif g.kind == PREDICATE:
+                    _emit_predicate(b, *g.value)
+                else:
+                    _emit_check(b, b.fetch(g.prov), g)
+            except NotRefetchable:
+                unchecked.append(g)
+        b.lines.append("draws.clear()  # this call's draws are taken")
     outs = [b.fetch(prov) for prov, _ in cap.inputs]
     lines = tuple(b.lines)
+    if cap.epilogue_draws:  # fresh objects the epilogue uses (cache.EntryWithDraws passes them on)
+        outs.append("(" + "".join(b.exprs[prov] + ", " for prov in cap.epilogue_draws) + ")")
     b.lines.append(f"return ({''.join(o + ', ' for o in outs)})")
     body = "\n".join("    " + line for line in b.lines)
     source = f"def prologue(args, kwargs):\n{body}\n"
@@ -243,6 +304,38 @@ def _batch_tensor_check(b: _Builder, tensors) -> bool:
     what = "; ".join(f"{var}: {g.describe()}" for var, g in tensors[:4]) + ("; ..." if len(tensors) > 4 else "")
     b.check(f"not {b.const(tg, 'TG')}.check({names})", f"tensors (and strides): {what}")
     return True
+
+
+def _after_draws(g, fresh_inputs) -> bool:
+    """True for a guard the prologue checks after drawing fresh values: a draw itself, or a
+    check of what the program read from or decided on a fresh value."""
+    if g.kind == DRAWN:
+        return True
+    if g.kind == PREDICATE:
+        return any(id(q) in fresh_inputs for q in inputs_of(g.value[0]))
+    if g.prov is not None and g.prov.root.kind == FRESH:
+        return True
+    return g.kind == SAME_AS and g.value.root.kind == FRESH
+
+
+def _emit_draw(b: _Builder, d, outside):
+    """The call's next fresh value, ``d.fn(*d.args, **d.kwargs)`` (guards/fresh.py), and the
+    check that it gave a value again, or raised the same exception type."""
+    args = "".join(b.value(a, outside) + ", " for a in d.args)
+    kwargs = b.value(d.kwargs, outside) if d.kwargs else "None"
+    var = f"v{b.n}"
+    b.n += 1
+    where = f"{d.prov!r} at {d.site[0]}:{d.site[1]}"
+    b.lines.append(f"{var} = {b.const(fresh.draw, 'DRAW')}(draws, {d.prov.key}, {b.const(d.fn, 'F')}, ({args}), "
+                   f"{kwargs})  # {where}")
+    raised = b.const(fresh.Raised, "RAISED")
+    if d.raised is None:
+        b.check(f"type({var}) is {raised}", f"{d.name}(...) gives a value")
+    else:
+        b.check(f"type({var}) is not {raised} or type({var}.exc) is not {b.const(d.raised, 'T')}",
+                f"{d.name}(...) raises {d.raised.__name__}")
+    b.exprs[d.prov] = var
+    b.values[d.prov] = d.value
 
 
 def _emit_predicate(b: _Builder, p, kind: str, value):

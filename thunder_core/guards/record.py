@@ -31,6 +31,8 @@ NO_HOOKS = "no-hooks"    # nn.Module without hooks (value: None)
 BOUND = "bound"          # the path must still exist (a global or cell the function deletes)
 VALUES = "values"        # value: a small tensor's contents (tolist()) an op's result shapes depend on
 PREDICATE = "predicate"  # prov None; value: (symbolic NumberProxy, "truth" | "equals", its value this call)
+DRAWN = "drawn"          # prov: FRESH; value: the Draw. The prologue makes the call there (guards/fresh.py)
+                         # and checks that it gives a value again (or raises the same exception type)
 
 @dataclass
 class Guard:
@@ -46,10 +48,35 @@ class Guard:
             return f"values {self.value!r:.60}"
         if self.kind == PREDICATE:
             return describe(*self.value)
+        if self.kind == DRAWN:
+            d = self.value
+            return f"{d.name}(...) {'raises ' + d.raised.__name__ if d.raised else 'gives a value'}"
         if self.kind in (IDENTITY, TYPE):
             v = self.value
             return f"{self.kind} {getattr(v, '__qualname__', None) or type(v).__name__}"
         return f"{self.kind} {self.value!r}"
+
+
+@dataclass
+class Draw:
+    """A fresh value of the call: ``fn(*args, **kwargs)``, made by the prologue on every call at
+    its place in program order (guards/fresh.py). ``args``/``kwargs`` as the program passed them
+    (symbolic numbers, outside objects: the prologue computes and fetches them again);
+    ``value`` what it gave while tracing, or ``raised`` the type of the exception it raised;
+    ``site`` (filename, line, function) of the user's line that made it."""
+    prov: Provenance
+    name: str
+    fn: object
+    args: tuple
+    kwargs: dict
+    value: object
+    raised: type | None
+    site: tuple
+
+    def __eq__(self, other):  # the same call, the same kind of outcome (values differ on every call)
+        return isinstance(other, Draw) and other.fn is self.fn and other.raised is self.raised
+
+    __hash__ = object.__hash__
 
 
 @dataclass
@@ -79,6 +106,9 @@ class Capture:
     specialize: object = None  # guards a symbolic number's value needed after capture (ir.guarding)
     notes: list = field(default_factory=list)      # what tracing chose and why, for tc.explain
     nested: list = field(default_factory=list)     # [Nested]: jitted functions called inside, traced inline
+    draws: list = field(default_factory=list)      # [Draw] in program order (their guards are DRAWN)
+    epilogue_draws: list = field(default_factory=list)  # [Provenance] of draws the epilogue uses (objects)
+    draw_log: object = None                        # guards/fresh.DrawLog the prologue draws through
 
     def describe_path(self, prov) -> str:
         """``args[0].fc.weight`` with the root argument named: ``argument x`` / ``x.fc.weight``."""

@@ -221,20 +221,21 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
     return _finish(out, requires_grad)
 
 
-def _concrete(x):
+def _hints(x):
     if type(x) is NumberProxy:
-        return x.specialize()
+        return x.hint if x.value is None else x.value
     if isinstance(x, (list, tuple)):
-        return type(x)(_concrete(y) for y in x)
+        return type(x)(_hints(y) for y in x)
     return x
 
 
 def _tensor_meta(*args, **kwargs):
     ps = flat_proxies((args, kwargs))
     if ps and all(type(p) is NumberProxy and p.symbolic for p in ps):
-        # symbolic numbers in `data` (cache="symbolic values"): their values, guarded (the call
-        # reads them again when it runs, and the guard makes them these)
-        args, kwargs = _concrete(args), {k: _concrete(v) for k, v in kwargs.items()}
+        # symbolic numbers in `data` (cache="symbolic values", fresh values): the call reads them
+        # when it runs; the result's dtype and shape depend on their Python types and nesting
+        # only, which every call shares, so this call's numbers stand for them, unguarded
+        args, kwargs = _hints(args), {k: _hints(v) for k, v in kwargs.items()}
     elif ps:
         raise TracingError("torch.tensor(data) with traced values in `data` cannot be traced: it would read their "
                            "values. Build the tensor with torch.stack or torch.cat instead.")

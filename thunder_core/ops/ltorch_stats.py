@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import torch
 
-from ..ir import TENSOR_METHODS, TensorProxy
+from ..ir import TENSOR_METHODS, TensorProxy, tensor_proxy
 from ..ir.traits import NORMALIZATION, REDUCTION
 from .registry import TORCH_CALLS, T, torch_op, whole_op
 
@@ -110,10 +110,36 @@ cummin = _define("cummin", "input, dim", (torch.cummin,), ("cummin",))
 logcumsumexp = _define("logcumsumexp", "input, dim", (torch.logcumsumexp,), ("logcumsumexp",))
 kthvalue = _define("kthvalue", "input, k, dim=-1, keepdim=False", (torch.kthvalue,), ("kthvalue",))
 mode = _define("mode", "input, dim=-1, keepdim=False", (torch.mode,), ("mode",))
+
+
+def _quantile_meta(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """Shape rule of ``quantile``/``nanquantile`` (a q of n values puts a dim of n first), from
+    metadata alone: torch's own checks of q's values read tensor data (fake tensors of torch
+    2.10 refuse them), and run in the kernel on every call anyway."""
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"quantile() input tensor must be either float or double dtype, not {input.dtype}")
+    if isinstance(q, TensorProxy):
+        if q.ndim > 1:
+            raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+        if q.dtype != input.dtype:
+            raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
+        lead = tuple(q.shape)
+    elif isinstance(q, (list, tuple)):
+        lead = (len(q),)
+    else:
+        lead = ()
+    if dim is None:
+        reduced = (1,) * input.ndim if keepdim else ()
+    else:
+        d = dim % max(input.ndim, 1)
+        reduced = tuple(1 if k == d else n for k, n in enumerate(input.shape) if keepdim or k != d)
+    return tensor_proxy((*lead, *reduced), input.dtype, input.device, input.requires_grad)
+
+
 quantile = _define("quantile", "input, q, dim=None, keepdim=False, *, interpolation='linear'", (torch.quantile,),
-                   ("quantile",), inputs=("input", "q"))
+                   ("quantile",), inputs=("input", "q"), meta=_quantile_meta)
 nanquantile = _define("nanquantile", "input, q, dim=None, keepdim=False, *, interpolation='linear'",
-                      (torch.nanquantile,), ("nanquantile",), inputs=("input", "q"))
+                      (torch.nanquantile,), ("nanquantile",), inputs=("input", "q"), meta=_quantile_meta)
 
 # median(x) is the lower median of all elements; median(x, dim) gives (values, indices) along dim
 median = whole_op("median", "input", torch.median, tags=R, returns=None,

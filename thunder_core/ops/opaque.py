@@ -58,10 +58,12 @@ def opaque_entry(fn):
     def run_detecting(p, k):
         writes.clear()
         with _Watch(_fake_storages((p, k))) as m:
-            out = fn(*p, **k)
+            try:
+                out = fn(*p, **k)
+            finally:  # the writes seen before an operator without a fake implementation raised too
+                writes.extend(m.writes)
         if m.seen and not seeded:
             seeded.append(True)
-        writes.extend(m.writes)
         return out
 
     meta = registry.fake_meta(run_detecting, named=True)
@@ -81,6 +83,10 @@ def opaque_entry(fn):
             # (torch reading a fake tensor's data, e.g. tensor_split's tensor of indices: "its data is
             # not allocated yet", is the same situation)
             msg = str(e).lower()
+            if writes and "Unsupported" in kind:
+                # an operator writing into the call's traced tensors that has no fake
+                # implementation (torch 2.10's c10d::allreduce_): refused as an effect, as above
+                raise TracingError(_effect_refused(fn, writes, None)) from None
             if "DataDependent" in kind or "DynamicOutputShape" in kind or "data-dependent" in msg or \
                     "data is not allocated" in msg:
                 raise TracingError(

@@ -126,3 +126,31 @@ def test_a_compile_on_another_thread_leaves_the_random_stream_and_nn_module_alon
     got.append(torch.rand(2))  # a restored state would repeat the draws made meanwhile
     assert torch.equal(torch.cat(got), want)
 
+
+def test_a_region_taking_a_number_drawn_on_every_call_compiles_at_most_twice(monkeypatch):
+    # x * random.random(): the number is an input of the region that changes on every call;
+    # dynamic=False would compile the region again for each one (issue 21)
+    import dataclasses
+    import random
+
+    import torch._dynamo.utils as dynamo_utils
+
+    from thunder_core.extend import registry
+    from thunder_executor_torch import inductor
+
+    cheap = dataclasses.replace(registry().executors["inductor"], dispatch_us=1.0)
+    monkeypatch.setattr(inductor, "COMPILE_AMORTIZED_US", 0.0)
+
+    def f(x):
+        return (x * random.random()).sin() + 1
+
+    x = torch.randn(64)
+    jf = tc.jit(f, executors=[cheap, "torch"])
+    before = dynamo_utils.counters["stats"]["unique_graphs"]
+    random.seed(0)
+    got = [jf(x) for _ in range(4)]
+    random.seed(0)
+    for g in got:
+        torch.testing.assert_close(g, f(x))
+    assert "-> inductor" in tc.explain(jf) and tc.cache_misses(jf) == 1
+    assert dynamo_utils.counters["stats"]["unique_graphs"] - before <= 2

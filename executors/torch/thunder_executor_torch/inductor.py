@@ -31,7 +31,7 @@ import threading
 
 import torch
 
-from thunder_core.extend import TensorProxy, has_trait, region_callable, region_key, torch_impls
+from thunder_core.extend import NumberProxy, TensorProxy, has_trait, region_callable, region_key, torch_impls
 
 #: what inductor fuses, by op traits (thunder_core.extend.TRAITS): ops with one of FUSIBLE_TRAITS
 #: and none of UNFUSED_TRAITS (random draws, writes, opaque calls)
@@ -123,7 +123,11 @@ def lower(region):
     """The region compiled by inductor for inputs like ``region.example_inputs`` (zero-filled
     tensors of the first call's shapes and strides, given by tiered execution; contiguous ones
     made from the proxies otherwise). Regions of one structure, strides and grad mode share
-    one compile. Called on the compile thread (``compiles=True``): this compiles at once."""
+    one compile. Called on the compile thread (``compiles=True``): this compiles at once.
+    A region taking numbers that change between calls (symbolic ones: a ``random.random()``
+    drawn on every call, an argument under "symbolic values") is compiled by torch.compile
+    with automatic dynamic instead: make_fx would bake the first number in (every other one
+    would run op by op); torch.compile compiles it once more, with the number as an input."""
     examples = region.example_inputs
     if examples is None:
         examples = tuple(_example(p) for p in region.inputs)
@@ -131,7 +135,13 @@ def lower(region):
     key = (region_key(region), tuple(x.stride() if isinstance(x, torch.Tensor) else None for x in examples), grad)
     fn = _COMPILED.get(key)
     if fn is None:
-        fn = _COMPILED[key] = _compile(region, examples)
+        if any(type(p) is NumberProxy and p.symbolic for p in region.inputs):
+            fn = torch.compile(region_callable(region, torch_impls()), dynamic=None)
+            with _thread_local_effects():
+                fn(*examples)  # compiled now, not on the caller's first call
+        else:
+            fn = _compile(region, examples)
+        _COMPILED[key] = fn
     return fn
 
 

@@ -33,6 +33,9 @@ def binary_op(I, f, inst):
     s = f.stack
     b = s.pop()
     a = s[-1]
+    if I.fresh_objects and (I.is_fresh(a) or I.is_fresh(b)):  # (`now - start` of drawn datetimes)
+        s[-1] = I.draw(BINARY_OPS[inst.arg], (a, b), None, f"operator {dis._nb_ops[inst.arg][1]}")
+        return
     if I.before_write is not None and inst.arg in _INPLACE and id(a) in I.outside:
         I.before_write(a)
     r = s[-1] = BINARY_OPS[inst.arg](a, b)
@@ -71,14 +74,20 @@ if PY >= (3, 13):
     def compare_op(I, f, inst):
         s = f.stack
         b = s.pop()
-        r = COMPARE[inst.argval](s[-1], b)
+        r = _compare(I, inst.argval, s[-1], b)
         s[-1] = bool(r) if inst.arg & 16 else r
 else:
     @op("COMPARE_OP")
     def compare_op(I, f, inst):
         s = f.stack
         b = s.pop()
-        s[-1] = COMPARE[inst.argval](s[-1], b)
+        s[-1] = _compare(I, inst.argval, s[-1], b)
+
+
+def _compare(I, sym, a, b):
+    if I.fresh_objects and (I.is_fresh(a) or I.is_fresh(b)):
+        return I.draw(COMPARE[sym], (a, b), None, f"operator {sym}")
+    return COMPARE[sym](a, b)
 
 
 @op("IS_OP")
@@ -92,6 +101,10 @@ def is_op(I, f, inst):
 def contains_op(I, f, inst):
     s = f.stack
     container = s.pop()
+    if I.fresh_objects and type(container) not in _QUERIED and I.is_fresh(container):
+        r = I.draw(operator.contains, (container, s[-1]), None, "operator in")
+        s[-1] = (not r) if inst.arg else r
+        return
     r = operator.contains(container, s[-1])
     e = I.outside.get(id(container))
     if e is not None:  # `"k" in outside_dict`: a read of outside data, guarded
@@ -102,11 +115,26 @@ def contains_op(I, f, inst):
 
 
 def getitem(I, inst, container, key):
-    v = container[key]
+    try:
+        v = container[key]
+    except KeyError:
+        _missing(I, inst, container, key)
+        raise
     e = I.outside.get(id(container))
     if e is not None:
         v = I.enter(v, Provenance(ITEM, e[1], key), ev.READ_ITEM, inst, key, container)
     return v
+
+
+def _missing(I, inst, container, key):
+    """``container[key]`` raised KeyError: when ``container`` is outside data, that the key is
+    absent is a read of it (``os.environ["X"]``, ``d.get("k")`` of a Python mapping), guarded."""
+    e = I.outside.get(id(container))
+    if e is None:
+        return
+    q = query(container, "__contains__", (key,), e[1], overridable=True)
+    if q is not None and q.ref(container, key) is False:
+        I.enter(False, q, ev.READ_ITEM, inst, key, container)
 
 
 @op("BINARY_SUBSCR")
@@ -158,24 +186,33 @@ def delete_subscr(I, f, inst):
         I.write(ev.DELETE_ITEM, e[1], key, None, inst, container)
 
 
+_QUERIED = (dict, list, tuple, set, frozenset)  # `k in d` of an outside container: a guarded query
 _CONVERT = {0: None, 1: str, 2: repr, 3: ascii}
+
+
+def formatted(v, conv=None, spec=""):
+    """What an f-string's ``{v!conv:spec}`` gives."""
+    if conv is not None:
+        v = conv(v)
+    return v if (spec == "" and type(v) is str) else format(v, spec)
 
 
 @op("FORMAT_VALUE")
 def format_value(I, f, inst):
     s = f.stack
     spec = s.pop() if inst.arg & 4 else ""
-    v = s[-1]
     conv = _CONVERT[inst.arg & 3]
-    if conv is not None:
-        v = conv(v)
-    s[-1] = v if (spec == "" and type(v) is str) else format(v, spec)
+    if I.fresh_objects and I.is_fresh(s[-1]):  # f"{uuid.uuid4()}": formatted on every call
+        s[-1] = I.draw(formatted, (s[-1], conv, spec), None, "format")
+        return
+    s[-1] = formatted(s[-1], conv, spec)
 
 
 @op("CONVERT_VALUE")
 def convert_value(I, f, inst):
     s = f.stack
-    s[-1] = _CONVERT[inst.arg](s[-1])
+    conv = _CONVERT[inst.arg]
+    s[-1] = I.draw(conv, (s[-1],), None, conv.__name__) if I.fresh_objects and I.is_fresh(s[-1]) else conv(s[-1])
 
 
 @op("FORMAT_SIMPLE")
@@ -183,14 +220,15 @@ def format_simple(I, f, inst):
     s = f.stack
     v = s[-1]
     if type(v) is not str:
-        s[-1] = format(v, "")
+        s[-1] = I.draw(format, (v, ""), None, "format") if I.fresh_objects and I.is_fresh(v) else format(v, "")
 
 
 @op("FORMAT_WITH_SPEC")
 def format_with_spec(I, f, inst):
     s = f.stack
     spec = s.pop()
-    s[-1] = format(s[-1], spec)
+    v = s[-1]
+    s[-1] = I.draw(format, (v, spec), None, "format") if I.fresh_objects and I.is_fresh(v) else format(v, spec)
 
 
 @op("BUILD_STRING")

@@ -10,6 +10,12 @@ the symbol's decomposition; the symbol is claimed in a region when some claim co
 part of its decomposition) and the executor's checkers accept every symbol of that claim. The
 first partner that makes the claim happen is the one the per-symbol tests use.
 
+An executor whose checker declines the float32 probe (or a symbol whose probe is not a valid
+call: attention needs 4-d inputs) is probed again with the probe in bfloat16 and float16, then
+with PyTorch's OpInfo samples of the symbol (``opinfo.sample_probes``), so that an executor
+claiming only half-precision attention (cuDNN) or only particular shapes is still found, and
+its tests (claims, plans) use the call that was claimed (``Claims.probes``).
+
 Only torch-level symbols with a torch function (``ltorch.*``) are candidates: primitives are
 reached through the decompositions of torch-level symbols.
 """
@@ -18,7 +24,7 @@ from __future__ import annotations
 
 import fnmatch
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import torch
 
@@ -33,6 +39,8 @@ class Claims:
     executor: str
     alone: set = field(default_factory=set)           # symbol ids in its implementation table
     in_region: dict = field(default_factory=dict)     # symbol id -> partner name (None: alone suffices)
+    probes: dict = field(default_factory=dict)        # symbol id -> (fn, cpu args) of the claimed probe
+    partial: set = field(default_factory=set)         # symbol ids claimed in part of their decomposition only
     probed: int = 0                                   # candidates probed
     not_probed: dict = field(default_factory=dict)    # symbol id -> why its probe could not be traced
     unsupported: str | None = None                    # why it cannot compile for the target, if it cannot
@@ -54,19 +62,24 @@ class Claims:
         return "\n".join(lines)
 
 
-def select(patterns: str | None):
+def select(patterns: str | None, target: str = "cpu"):
     """The candidate OpDefs (torch-level symbols) matching the comma-separated fnmatch
-    ``patterns`` (on the id ``ltorch.add`` or the short name ``add``); all when None."""
+    ``patterns`` (on the id ``ltorch.add`` or the short name ``add``); all when None. In-place
+    symbols and those that communicate are left out; random ones too, except for a GPU
+    ``target``, where only claims and plans are checked (attention has a dropout argument)."""
+    from thunder_core.extend import profile
     from thunder_core.ir.traits import traits
     from thunder_core.ops.registry import OPDEFS
 
+    planned_only = profile(target).device_type != "cpu"
     pats = [p.strip() for p in (patterns or "").split(",") if p.strip()]
     out = []
     for sid, opdef in sorted(OPDEFS.items()):
         short = sid.partition(".")[2]
         if pats and not any(fnmatch.fnmatchcase(sid, p) or fnmatch.fnmatchcase(short, p) for p in pats):
             continue
-        if traits(opdef.symbol) & {"inplace", "random"} or "effect" in opdef.symbol.tags:
+        left_out = {"inplace", "random"} if planned_only is False else {"inplace"}
+        if traits(opdef.symbol) & left_out or "effect" in opdef.symbol.tags:
             continue  # not checked by this kit yet (eager writes/draws/communicates differ by design)
         out.append(opdef)
     return out
@@ -101,20 +114,39 @@ def probe_case(opdef, partner=None, optional=False, numbers=False) -> Case:
     return Case(opdef.symbol.id, tuple(inputs), statics, partner)
 
 
-def trace_of(case, target="cpu"):
-    """The trace ``tc.jit`` would partition for ``case`` (traced, nothing runs), and its inputs;
-    for a GPU ``target`` the inputs are fake tensors on its device (as ``tc.plan`` makes them)."""
+#: probe dtypes tried after float32, for executors that decline it (cuDNN's attention)
+HALF_DTYPES = (torch.bfloat16, torch.float16)
+
+
+def in_dtype(case, dtype) -> Case:
+    """``case`` with its floating-point tensors in ``dtype``."""
+    def cast(x):
+        if isinstance(x, TensorSpec):
+            return replace(x, dtype=dtype) if x.dtype.is_floating_point else x
+        return type(x)(cast(y) for y in x) if isinstance(x, (list, tuple)) else x
+    return replace(case, inputs=cast(case.inputs))
+
+
+def case_probe(case):
+    """(fn, cpu tensors) of ``case``: its program and its inputs built."""
+    fn, specs = case.program()
+    return fn, [s.build() for s in specs]
+
+
+def trace_of(probe, target="cpu"):
+    """The trace ``tc.jit`` would partition for ``probe`` (a :class:`Case`, or ``(fn, cpu
+    tensors)``; traced, nothing runs), and its inputs; for a GPU ``target`` the inputs are
+    fake tensors on its device (as ``tc.plan`` makes them)."""
     from thunder_core.api import JittedFunction
     from thunder_core.extend import profile
 
-    fn, specs = case.program()
-    args = [s.build() for s in specs]
+    fn, args = case_probe(probe) if isinstance(probe, Case) else probe
     prof = profile(target)
     if prof.device_type == "cpu":
         with warnings.catch_warnings(), torch.no_grad():
             warnings.simplefilter("ignore")
-            fn(*[s.build() for s in specs])  # eager must accept the probe
-    if prof.device_type != "cpu":
+            fn(*args)  # eager must accept the probe
+    else:
         from thunder_core.planning import _faker
 
         fake = _faker(prof)
@@ -152,18 +184,20 @@ def region_claims(executor, bsyms, outputs, model=None):
     return out
 
 
-def _covers(executor, trace, sid, model=None) -> bool:
+def _covers(executor, trace, sid, model=None) -> str | None:
+    """``"whole"`` when a claim covers the symbol in ``trace``, ``"part"`` when one covers
+    part of its decomposition only, else None."""
     from thunder_core.ir import flat_proxies
 
     bsyms = list(trace.bound_symbols)
     for c, reasons in region_claims(executor, bsyms, flat_proxies(trace.output), model):
         if not reasons and any(b.sym.id == sid for b in bsyms[c.start:c.end]):
-            return True
+            return "whole"
     for b in bsyms:  # claims inside the symbol's decomposition
         if b.sym.id == sid and b.subsymbols:
             if any(not r for _, r in region_claims(executor, b.subsymbols, b.flat_outs, model)):
-                return True
-    return False
+                return "part"
+    return None
 
 
 def discover(executor, opdefs, target="cpu") -> Claims:
@@ -188,21 +222,61 @@ def discover(executor, opdefs, target="cpu") -> Claims:
             claims.alone.add(sid)
         if executor.claim is None or unsupported is not None:
             continue  # (an executor that cannot compile for the target claims no region there)
+        declined = False
         for partner in (None, *PARTNERS):
             trace = None
             for optional, numbers in VARIANTS:
                 try:
-                    trace, _ = trace_of(probe_case(opdef, partner, optional, numbers), target)
+                    probe = case_probe(probe_case(opdef, partner, optional, numbers))
+                    trace, _ = trace_of(probe, target)
                     break
                 except Exception as e:  # noqa: BLE001 - the probe is not a valid call of this op
                     claims.not_probed.setdefault(sid, f"{type(e).__name__}: {str(e)[:120]}")
             if trace is None:
                 break
             claims.not_probed.pop(sid, None)
-            if _covers(executor, trace, sid, model):
-                claims.in_region[sid] = partner
+            covers = _covers(executor, trace, sid, model)
+            if covers:
+                claims.in_region[sid], claims.probes[sid] = partner, probe
+                if covers == "part":
+                    claims.partial.add(sid)
                 break
+            declined = declined or _declined(executor, trace, sid)
+        if sid not in claims.in_region and (declined or sid in claims.not_probed):
+            for probe in _other_probes(opdef, target):  # half precision, then OpInfo samples
+                try:
+                    trace, _ = trace_of(probe, target)
+                except Exception:  # noqa: BLE001 - not a valid call of this op
+                    continue
+                covers = _covers(executor, trace, sid, model)
+                if covers:
+                    claims.in_region[sid], claims.probes[sid] = None, probe
+                    claims.not_probed.pop(sid, None)
+                    if covers == "part":
+                        claims.partial.add(sid)
+                    break
     return claims
+
+
+def _declined(executor, trace, sid) -> bool:
+    """Whether the executor's checker gave a reason against the symbol in ``trace`` (it knows
+    the symbol but not these inputs: other dtypes or shapes may be claimed)."""
+    return any(b.sym.id == sid and decline_reason(executor, b) is not None for b in trace.bound_symbols)
+
+
+def _other_probes(opdef, target):
+    """(fn, cpu tensors) probes after the float32 ones: the probe in half precision, then
+    PyTorch's OpInfo samples of the symbol (in float32 and half precision)."""
+    from .opinfo import available, sample_probes
+
+    for dtype in HALF_DTYPES:
+        for optional, numbers in VARIANTS:
+            try:
+                yield case_probe(in_dtype(probe_case(opdef, None, optional, numbers), dtype))
+            except Exception:  # noqa: BLE001 - not a valid call of this op
+                continue
+    if available() is None:
+        yield from sample_probes(opdef.symbol.id, (torch.float32, *HALF_DTYPES), target, per_dtype=16)
 
 
 def JittedFunctionTrace(fn, args, kwargs):

@@ -143,32 +143,46 @@ def run_samples(executor, sid, claims=None):
     return tuple(counts)
 
 
-def first_sample_trace(sid):
-    """(trace, flat tensor inputs) of the first float32 OpInfo sample of ``sid`` that traces,
-    with tensors as positional inputs (the kwargs' tensors too), or None."""
-    from thunder_core.api import JittedFunction
+def sample_probes(sid, dtypes=(torch.float32,), target="cpu", per_dtype=3):
+    """(fn, cpu tensors) of the first ``per_dtype`` OpInfo samples of ``sid`` in each of
+    ``dtypes`` the OpInfo supports on ``target``'s device type: tensors are positional inputs
+    (samples with tensors in lists or keyword arguments are left out)."""
+    from thunder_core.extend import profile
 
+    device_type = profile(target).device_type
     for op in opinfos_for(sid):
-        if torch.float32 not in op.supported_dtypes("cpu"):
-            continue
-        for s in itertools.islice(op.sample_inputs("cpu", torch.float32), 3):
-            args, kwargs = [s.input, *s.args], dict(s.kwargs)
-            if any(isinstance(v, (list, tuple)) for v in (*args, *kwargs.values())):
-                continue
-            tensors = [a for a in args if isinstance(a, torch.Tensor)]
-
-            def conformance_sample(*ts, _args=args, _kwargs=kwargs, _op=op):
-                it = iter(ts)
-                return _op.op(*[next(it) if isinstance(a, torch.Tensor) else a for a in _args], **_kwargs)
-            if any(isinstance(v, torch.Tensor) for v in kwargs.values()):
+        supported = op.supported_dtypes(device_type)
+        for dtype in dtypes:
+            if dtype not in supported:
                 continue
             try:
-                with warnings.catch_warnings(), torch.no_grad():
-                    warnings.simplefilter("ignore")
-                    _, traces, _, _ = JittedFunction(conformance_sample, executors=[])._trace(tuple(tensors), {})
-            except Exception:  # noqa: BLE001
+                samples = list(itertools.islice(op.sample_inputs("cpu", dtype), per_dtype))
+            except Exception:  # noqa: BLE001 - the OpInfo cannot make this dtype's samples on the CPU
                 continue
-            return traces[-1], tensors
+            for s in samples:
+                args, kwargs = [s.input, *s.args], dict(s.kwargs)
+                if any(isinstance(v, (list, tuple)) and any(isinstance(x, torch.Tensor) for x in v)
+                       for v in (*args, *kwargs.values())) or any(isinstance(v, torch.Tensor) for v in kwargs.values()):
+                    continue
+
+                def conformance_sample(*ts, _args=args, _kwargs=kwargs, _op=op):
+                    it = iter(ts)
+                    return _op.op(*[next(it) if isinstance(a, torch.Tensor) else a for a in _args], **_kwargs)
+                yield conformance_sample, [a for a in args if isinstance(a, torch.Tensor)]
+
+
+def first_sample_trace(sid):
+    """(trace, flat tensor inputs) of the first float32 OpInfo sample of ``sid`` that traces, or None."""
+    from thunder_core.api import JittedFunction
+
+    for fn, tensors in sample_probes(sid):
+        try:
+            with warnings.catch_warnings(), torch.no_grad():
+                warnings.simplefilter("ignore")
+                _, traces, _, _ = JittedFunction(fn, executors=[])._trace(tuple(tensors), {})
+        except Exception:  # noqa: BLE001
+            continue
+        return traces[-1], tensors
     return None
 
 

@@ -64,7 +64,7 @@ class Kit:
         self.max_examples = config.getoption("--thunder-max-examples")
         path = config.getoption("--thunder-xfails")
         self.xfails = _xfails.load(path) if path else {}
-        opdefs = discovery.select(config.getoption("--thunder-ops"))
+        opdefs = discovery.select(config.getoption("--thunder-ops"), self.target)
         self.opdefs = {o.symbol.id: o for o in opdefs}
         self.claims = discovery.discover(self.executor, opdefs, self.target)
 
