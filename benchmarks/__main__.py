@@ -14,8 +14,10 @@ hf-gpt2, hf-llama, hf-bert, hf-t5 (in the default run), hf-mistral, hf-qwen2, hf
 hf-gpt-neox, hf-phi, hf-falcon (by name). Groups: hf (the four of the default run), hf-all (all
 ten). Without an importable transformers the hf-* rows are reported as skipped.
 Systems: eager, torch.compile, tc.jit, tc.jit[torch], thunder.jit. The other benchmarks,
-``python -m benchmarks.dispatch_overhead`` and ``python -m benchmarks.interpreter_overhead``,
-still run on their own.
+``python -m benchmarks.dispatch_overhead`` (where a cache hit spends its time) and
+``python -m benchmarks.interpreter_overhead``, run on their own; ``python -m benchmarks.issue20``
+runs the performance issue's list (this suite on its workloads, the cache-hit breakdown, the
+interpreter on fib, 1- vs 12-layer first calls) and says criterion by criterion what it measured.
 """
 
 from __future__ import annotations

@@ -99,7 +99,11 @@ def _cell_time(r, eager_name):
 def _cell_first(r):
     if r is None:
         return "–"
-    return fmt_s(r["first_call_s"]) if "first_call_s" in r else r["status"]
+    if "first_call_s" not in r:
+        return r["status"]
+    steady = r.get("steady_state_s")
+    return fmt_s(r["first_call_s"]) + (f" (steady {fmt_s(steady)})" if steady is not None and steady > 1.5 * r[
+        "first_call_s"] else "")
 
 
 def _ratio_table(title, key, rows, names):
@@ -143,6 +147,9 @@ def markdown(results):
                      else [_cell_time(row["results"].get(n), n == "eager") for n in names])
             lines.append(f"| {row['label']} | {MODE_SHORT[row['mode']]} | " + " | ".join(cells) + " |")
         lines += ["", "## First call (fresh object: trace/compile + one run)", "",
+                  "tc.jit's first call does not wait for inductor: its regions run op by op while they compile in "
+                  "the background; \"steady\" is when those compiles were done (shown when later than the first "
+                  "call), after which the per-call times above apply.", "",
                   "| workload | mode | " + " | ".join(names) + " |", "| --- | --- |" + " ---: |" * len(names)]
         for row in results["rows"]:
             cells = ["skipped"] * len(names) if "skipped" in row else [_cell_first(row["results"].get(n)) for n in names]

@@ -31,6 +31,12 @@ class System:
         """Compiles so far (cumulative); None when the system cannot tell."""
         return None
 
+    def settle(self, obj):
+        """Wait until ``obj`` runs its steady state (compiles still running in the background
+        after its first call have finished); the seconds waited, or None when the system
+        never compiles in the background."""
+        return None
+
 
 class Eager(System):
     name = "eager"
@@ -93,6 +99,15 @@ class TcJit(System):
         import thunder_core as tc
 
         return tc.cache_misses(obj)
+
+    def settle(self, obj):
+        import time
+
+        import thunder_core as tc
+
+        t = time.perf_counter()
+        tc.wait_for_compiles()
+        return time.perf_counter() - t
 
 
 def default_tc_executors():

@@ -235,3 +235,43 @@ def test_checks_survive_python_dash_O(tmp_path):
     r = subprocess.run([sys.executable, "-O", str(script)], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["2", "torch.float64"]
+
+
+class _Box:
+    pass
+
+
+@pytest.mark.parametrize("second", ["fewer", "more", "keyword", "unused type", "subclass"])
+def test_the_one_call_hit_path_keeps_the_dispatch_keys_distinctions(second):
+    """A hit on the entry that ran last is checked and run by one generated function
+    (prologue.fast_call); it still tells apart everything the dispatch key does, including
+    an argument the function never reads."""
+    def f(a, b=None, *rest, **kw):
+        return a * 2 + len(rest)
+
+    class Sub(torch.Tensor):
+        pass
+
+    jf = tc.jit(f)
+    a = torch.randn(3)
+    jf(a, 1)
+    jf(a, 1)
+    call = {"fewer": ((a,), {}), "more": ((a, 1, 5), {}), "keyword": ((a, 1), {"k": 1}),
+            "unused type": ((a, "x"), {}), "subclass": ((a.as_subclass(Sub), 1), {})}[second]
+    torch.testing.assert_close(jf(*call[0], **call[1]), f(*call[0], **call[1]))
+    assert (tc.cache_misses(jf), tc.cache_hits(jf)) == (2, 1)
+    jf(a, 1)  # the first entry is still found
+    assert (tc.cache_misses(jf), tc.cache_hits(jf)) == (2, 2)
+
+
+def test_an_error_of_the_computation_on_a_hit_propagates_and_is_not_a_miss():
+    def f(x):
+        return torch.linalg.cholesky(x)
+
+    jf = tc.jit(f)
+    jf(torch.eye(3))
+    with pytest.raises(torch.linalg.LinAlgError):
+        f(-torch.eye(3))  # eager raises
+    with pytest.raises(torch.linalg.LinAlgError):
+        jf(-torch.eye(3))  # so does the hit, once, without compiling again
+    assert (tc.cache_misses(jf), tc.cache_hits(jf)) == (1, 1)

@@ -12,7 +12,7 @@ __version__ = "0.1.0.dev0"
 # AttributeError with a clear message instead of failing at import time.
 _LAZY: dict[str, str] = {
     name: ".api" for name in ("jit", "last_traces", "last_backward_traces", "last_prologue_traces", "cache_hits",
-                              "cache_misses", "explain")
+                              "cache_misses", "explain", "wait_for_compiles")
 }
 _LAZY["hookimpl"] = ".hookspecs"
 _LAZY["plan"] = _LAZY["Plan"] = ".planning"  # (a module named plan would shadow tc.plan once imported)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import itertools
 import os
+import time
 import types
 import warnings
 from dataclasses import dataclass
@@ -17,7 +18,7 @@ from .execution.partition import partition
 from .execution.profiles import profile_for_device
 from .guards import fresh
 from .guards.cache import Entry, EntryWithDraws, dispatch_key
-from .guards.prologue import MISS, build_prologue
+from .guards.prologue import MISS, build_prologue, fast_call
 from .ir import Trace
 from .module import ThunderModule, jit_module
 
@@ -38,7 +39,8 @@ class RecompileWarning(UserWarning):
 class JittedFunction:
     """``tc.jit(fn)``: calls ``fn`` through cached, guarded compiled traces."""
 
-    def __init__(self, fn, executors=None, cache=DEFAULT_CACHE, sharp_edges=None, transforms=()):
+    def __init__(self, fn, executors=None, cache=DEFAULT_CACHE, sharp_edges=None, transforms=(),
+                 wait_for_compile=False):
         if cache not in CACHE_MODES:
             raise ValueError(f"cache={cache!r} is not one of {', '.join(map(repr, CACHE_MODES))}.")
         self._transforms = _resolve_transforms(transforms)
@@ -54,6 +56,7 @@ class JittedFunction:
         found = checkers()
         self._record_opaque = any(found[n].needs_opaque_calls for n, lv in self._sharp_levels.items() if lv != "allow")
         self._executors = _resolve_executors(executors)
+        self.wait_for_compile = wait_for_compile
         self._entries: dict = {}
         self._draws = fresh.DrawLog()  # the fresh values of the call in progress (guards/fresh.py)
         self._last: Entry | None = None
@@ -65,6 +68,13 @@ class JittedFunction:
     def __call__(self, *args, **kwargs):
         if self._bound is not None:
             args = (self._bound, *args)
+        last = self._last
+        if last is not None and last.fast is not None:  # the entry that ran last, checked and run in one call
+            self.hits += 1  # (counted first: a hit whose computation raises is still a hit)
+            out = last.fast(args, kwargs)
+            if out is not MISS:
+                return out
+            self.hits -= 1
         if self.cache == "same input" and self._last is not None:
             inputs = self._last.unchecked.fn(args, kwargs)
             if inputs is not MISS:  # (fresh values are checked all the same: a draw's outcome may change)
@@ -123,6 +133,8 @@ class JittedFunction:
             differs = [f"executors {[e.name for e in inner._executors]}"] if \
                 [e.name for e in inner._executors] != [e.name for e in self._executors] else []
             differs += [f"cache={inner.cache!r}"] if inner.cache != self.cache else []
+            differs += [f"wait_for_compile={inner.wait_for_compile}"] \
+                if inner.wait_for_compile != self.wait_for_compile else []
             if differs and not any(name in note and "inline" in note for note in cap.notes):
                 cap.notes.append(f"{name} (a jitted function called inside) is traced inline into this compile, so "
                                  f"its options ({', '.join(differs)}) are not used: this jit's are (executors "
@@ -130,6 +142,18 @@ class JittedFunction:
                                  f"levels apply to what it does where they are stricter")
 
     def _compile_and_run(self, args, kwargs):
+        from .execution.autograd_runtime import AutogradRunner
+        from .execution.tiered import defer_compiles, first_call
+
+        t0 = time.perf_counter()
+        with first_call():  # compiles queued by this call start when it returns
+            out = self._compile_and_run_now(args, kwargs)
+        runner = self._last.computation
+        if isinstance(runner, AutogradRunner) and self._last.tiered:  # ... or after its first backward
+            _after_first_backward(runner, defer_compiles(max(1.0, 2 * (time.perf_counter() - t0))))
+        return out
+
+    def _compile_and_run_now(self, args, kwargs):
         self.misses += 1
         from .ir.trace import tracing
 
@@ -155,7 +179,7 @@ class JittedFunction:
         from .ir.trace import guarding
 
         with guarding(cap.specialize, cap.equalities):  # what lowering specialises is guarded like the capture's reads
-            computation, more, backward_traces, owner, explanation = self._lower(traces[-1])
+            computation, more, backward_traces, owner, explanation, tiered = self._lower(traces[-1])
         traces += more
         exec_trace = traces.pop()
         if VERIFY_TRACES:
@@ -168,7 +192,7 @@ class JittedFunction:
         unchecked = build_prologue(cap, args, kwargs, check=False) if self.cache == "same input" else None
         entry = (EntryWithDraws if cap.epilogue_draws else Entry)(
             cap, prologue, unchecked, computation, [*traces, exec_trace], owner, epilogue, epilogue_source,
-            explanation, backward_traces)
+            explanation, backward_traces, tiered)
         if prologue.guards_unchecked:
             # What the trace read along a path the prologue cannot follow cannot be checked: the
             # entry is not reused (sound, but every call compiles again), and the user is told.
@@ -178,6 +202,8 @@ class JittedFunction:
                           f"is not cached and every call traces again. Pass the value as an argument, or read it as "
                           f"an attribute or item of an argument, global or module.", RecompileWarning, stacklevel=4)
         elif self.cache != "no caching":
+            if self.cache != "same input" and not cap.epilogue_draws:  # (the prologue returns draws too)
+                entry.fast = fast_call(prologue, args, kwargs, computation, epilogue, self.__qualname__)
             key = dispatch_key(args, kwargs)
             previous = self._last
             self._entries.setdefault(key, []).insert(0, entry)
@@ -196,25 +222,41 @@ class JittedFunction:
         self._last = entry
         return entry
 
-
     def _lower(self, trace):
         """(computation callable, [traces made on the way..., execution trace], backward traces or
-        None, {symbol id: executor}, explanation). A trace with outputs that require grad is split
-        into a forward and a backward, each claimed by the executors, run as one autograd node."""
-        lowered = lower(trace, self._executors, CostModel(_target_of(trace)))
+        None, {symbol id: executor}, explanation, [TieredRegion]). A trace with outputs that
+        require grad is split into a forward and a backward, each claimed by the executors, run
+        as one autograd node."""
+        lowered = lower(trace, self._executors, CostModel(_target_of(trace)), wait_for_compile=self.wait_for_compile)
+        tiered = [t for p in lowered.partitions for t in p.tiered]
         if lowered.forward is None:
-            return lowered.computation, [lowered.trace], None, lowered.owner, lowered.explanation
+            return lowered.computation, [lowered.trace], None, lowered.owner, lowered.explanation, tiered
         from .execution.autograd_runtime import AutogradRunner
 
         s, fwd, bwd = lowered.split, lowered.forward, lowered.backward
 
         def joint():  # the unsplit trace under PyTorch's autograd, for double backward
-            p = partition(trace, self._executors, CostModel(_target_of(trace)))
-            return p.trace.python_callable(p.impls)
+            return partition(trace, self._executors, CostModel(_target_of(trace)),
+                             wait_for_compile=self.wait_for_compile).callable()
 
-        runner = AutogradRunner(fwd.trace.python_callable(fwd.impls), bwd.trace.python_callable(bwd.impls, boxed=True),
-                                s, joint)
-        return (runner, [s.joint, s.forward, fwd.trace], [s.backward, bwd.trace], lowered.owner, lowered.explanation)
+        runner = AutogradRunner(fwd.callable(), bwd.callable(boxed=True), s, joint)
+        return (runner, [s.joint, s.forward, fwd.trace], [s.backward, bwd.trace], lowered.owner, lowered.explanation,
+                tiered)
+
+
+def _after_first_backward(runner, token):
+    """Release the compiles deferred for ``runner``'s first backward when it has run."""
+    from .execution.tiered import release_compiles
+
+    backward = runner.backward
+
+    def first(saved):
+        runner.backward = backward
+        try:
+            return backward(saved)
+        finally:
+            release_compiles(token)
+    runner.backward = first
 
 
 @dataclass
@@ -231,9 +273,11 @@ class Lowered:
     partitions: tuple = ()
 
 
-def lower(trace, executors, model, *, compile: bool = True) -> Lowered:
+def lower(trace, executors, model, *, compile: bool = True, wait_for_compile: bool = False) -> Lowered:
     """Partition ``trace`` (split into forward and backward first when its outputs need
-    gradients and grad mode is on). ``compile=False`` (tc.plan) lowers nothing."""
+    gradients and grad mode is on). ``compile=False`` (tc.plan) lowers nothing;
+    ``wait_for_compile``: compiling executors' regions compile on their first call instead of
+    in the background (execution/tiered.py)."""
     from .transforms import autograd
 
     reason = None
@@ -244,16 +288,15 @@ def lower(trace, executors, model, *, compile: bool = True) -> Lowered:
             reason = str(e)
         else:
             names = itertools.count()
-            fwd = partition(s.forward, executors, model, lower=compile, names=names)
-            bwd = partition(s.backward, executors, model, lower=compile, names=names)
+            fwd = partition(s.forward, executors, model, lower=compile, names=names, wait_for_compile=wait_for_compile)
+            bwd = partition(s.backward, executors, model, lower=compile, names=names, wait_for_compile=wait_for_compile)
             fwd.trace.name, bwd.trace.name = "forward", "backward"
             return Lowered(_Explained(fwd.explanation, bwd.explanation, None), {**fwd.owner, **bwd.owner},
                            split=s, forward=fwd, backward=bwd, partitions=(fwd, bwd))
-    p = partition(trace, executors, model, lower=compile)
+    p = partition(trace, executors, model, lower=compile, wait_for_compile=wait_for_compile)
     p.trace.name = "computation"
     explanation = p.explanation if reason is None else _Explained(p.explanation, None, reason)
-    return Lowered(explanation, p.owner, p.trace, p.trace.python_callable(p.impls) if compile else None,
-                   partitions=(p,))
+    return Lowered(explanation, p.owner, p.trace, p.callable() if compile else None, partitions=(p,))
 
 
 def _target_of(trace):
@@ -354,16 +397,22 @@ def _call_module(module, *args, **kwargs):
     return module(*args, **kwargs)
 
 
-def jit(fn, executors=None, cache=DEFAULT_CACHE, sharp_edges=None, transforms=()):
-    """Compile ``fn`` (a function or an ``nn.Module``); see shared/DESIGN.md."""
+def jit(fn, executors=None, cache=DEFAULT_CACHE, sharp_edges=None, transforms=(), wait_for_compile=False):
+    """Compile ``fn`` (a function or an ``nn.Module``); see shared/DESIGN.md.
+
+    ``wait_for_compile``: regions of compiling executors (inductor) are compiled on their
+    first call, which waits for them and runs compiled. By default (False) no call waits:
+    such a region runs op by op while it compiles in the background, and is swapped in when
+    ready (``tc.explain`` shows which tier runs each region; ``tc.wait_for_compiles()`` waits
+    for the background compiles)."""
     if isinstance(fn, torch.nn.Module):
-        jfn = JittedFunction(_call_module, executors, cache, sharp_edges, transforms)
+        jfn = JittedFunction(_call_module, executors, cache, sharp_edges, transforms, wait_for_compile)
         jfn.__qualname__ = type(fn).__qualname__
         code = getattr(getattr(type(fn).forward, "__func__", type(fn).forward), "__code__", None)
         if code is not None:
             jfn.arg_names = ["module", *code.co_varnames[1:code.co_argcount]]
         return jit_module(fn, jfn)
-    return JittedFunction(fn, executors, cache, sharp_edges, transforms)
+    return JittedFunction(fn, executors, cache, sharp_edges, transforms, wait_for_compile)
 
 
 def _jfn(obj) -> JittedFunction:
@@ -399,13 +448,16 @@ def last_prologue_traces(obj) -> list[str]:
 
 def explain(obj) -> str:
     """For the last compile: each region of the trace, the competing claims with their
-    estimated costs, and the executor that won; the values that are fresh on every call
-    (drawn by the prologue, in order, as inputs), and those that are fresh in eager but were
-    read once while tracing (allowed with ``sharp_edges={"opaque-call": "allow"}``)."""
+    estimated costs, and the executor that won; which tier runs each region of a compiling
+    executor (op by op while it compiles in the background, or compiled); the values that are
+    fresh on every call (drawn by the prologue, in order, as inputs), and those that are fresh
+    in eager but were read once while tracing (allowed with ``sharp_edges={"opaque-call": "allow"}``)."""
     from .frontend import events as ev
 
     entry = _last(obj)
     text = str(entry.explanation)
+    if entry.tiered:
+        text += "\ntiers (regions of compiling executors):" + "".join(f"\n  {t.describe()}" for t in entry.tiered)
     if entry.capture.notes:
         text += "\nwhile tracing:" + "".join(f"\n  {note}" for note in entry.capture.notes)
     drawn = entry.capture.draws
@@ -418,6 +470,15 @@ def explain(obj) -> str:
         text += "\nread once while tracing, the same on every call (sharp_edges opaque-call 'allow'):" + "".join(
             f"\n  {e.site[0]}:{e.site[1]}: {e.key}(...) = {e.value!r:.80}" for e in frozen)
     return text
+
+
+def wait_for_compiles(timeout: float | None = None) -> bool:
+    """Block until the regions compiling in the background (tiered execution: see ``jit``'s
+    ``wait_for_compile``) are compiled and swapped in, or failed; True when none is left,
+    False if ``timeout`` seconds passed first. Later calls then run the steady state."""
+    from .execution.tiered import wait_for_compiles as wait
+
+    return wait(timeout)
 
 
 def cache_hits(obj) -> int:

@@ -67,6 +67,10 @@ def thunder_core_executors() -> list:
     * ``fallback=True``: it implements every symbol op by op (the ``torch`` executor);
       ``tc.jit(executors=None)`` and ``tc.plan`` order fallbacks last. Otherwise ties go to
       the executor named earlier in ``executors=[...]``.
+    * ``compiles=True``: ``lower`` compiles (seconds). ``tc.jit`` calls it on a background
+      thread with ``region.example_inputs`` (the first call's tensors' metadata, zero-filled)
+      while the region runs op by op with the fallback executor, and swaps the result in
+      when it returns (tiered execution; ``tc.jit(..., wait_for_compile=True)`` waits).
     * ``artifacts``: ``(region, profile) -> iterable of`` :class:`~thunder_core.extend.Artifact`
       produced ahead of time for ``tc.plan`` (PTX, cubin, source...), for the targets whose
       device type is in ``device_types``.

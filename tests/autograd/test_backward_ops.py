@@ -59,6 +59,8 @@ CASES = {
     "embedding": (B.embedding_dense_backward, (rnd(2, 3, 4), torch.tensor([[0, 2, 2], [1, 0, 4]])),
                   {"num_weights": 5, "padding_idx": 2}),
     "sdpa_causal": (B.sdpa_backward, (ga, q, k, v), {"is_causal": True}),
+    # a row masked entirely (left padding): the kernel's gradients are zeros there, not NaN
+    "sdpa_masked_row": (B.sdpa_backward, (ga, q, k, v, torch.tensor([[False] * 4] + [[True] * 4] * 3)), {}),
     "sdpa_forward": (B.sdpa_forward, (q, k, v), {"is_causal": True}),
     "layer_norm_forward": (B.layer_norm_forward, (x3, w3, rnd(5), 1e-5), {"normalized_shape": (5,)}),
     "layer_norm_backward_stats": (B.layer_norm_backward_stats,

@@ -219,7 +219,7 @@ def _decisions(bsym):
     from thunder_executor_torch import inductor
 
     return (traits(bsym), remat.recomputable(bsym, fusing=True), remat.recomputable(bsym, fusing=False),
-            remat.fusible(bsym), inductor._fusible(bsym))
+            remat.fusible(bsym), inductor._member(bsym) == "fuse")
 
 
 def test_where_an_op_is_defined_changes_nothing(fresh_registry):
@@ -238,11 +238,11 @@ def test_a_plugin_op_declared_elementwise_is_fused_and_recomputed(fresh_registry
     from thunder_executor_torch import inductor
 
     fused = _bound(_define("_traits_plugin_gelu", "some_plugin.ops", ("elementwise",)))
-    assert inductor._fusible(fused) and remat.fusible(fused) and remat.recomputable(fused)
+    assert inductor._member(fused) == "fuse" and remat.fusible(fused) and remat.recomputable(fused)
     plain = _bound(_define("_traits_plugin_kernel", "some_plugin.ops", ()))  # no traits: a library kernel
-    assert not (inductor._fusible(plain) or remat.fusible(plain) or remat.recomputable(plain))
+    assert not (inductor._member(plain) or remat.fusible(plain) or remat.recomputable(plain))
     costly = _bound(_define("_traits_plugin_exp", "some_plugin.ops", ("elementwise", "transcendental")))
-    assert inductor._fusible(costly) and not remat.recomputable(costly)
+    assert inductor._member(costly) == "fuse" and not remat.recomputable(costly)
 
     # and inductor claims it in a region with the core's ops
     from thunder_core.execution.claims import ClaimContext

@@ -17,7 +17,7 @@ consulted for every symbol of a region claim as well.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Iterable, Protocol, Sequence
 
 #: ``checker(bound_symbol) -> None | reason``: None accepts the call, a string declines it
@@ -35,12 +35,17 @@ class Region:
     :param outputs: proxies defined in the region and used after it: what the callable returns
         (a tuple, in this order).
     :param name: the region's name in the execution trace (set when it is emitted).
+    :param example_inputs: for an executor that declares ``compiles``: tensors like those of
+        the region's first call (same shapes, strides, dtypes, devices and requires_grad;
+        zero-filled), and its other inputs, in ``inputs`` order, so a compile can specialise on
+        them; None otherwise.
     """
 
     bsyms: tuple
     inputs: tuple
     outputs: tuple
     name: str = ""
+    example_inputs: tuple | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ counts as this trace's value (its hint): estimates, computed with plain arithmet
 from __future__ import annotations
 
 from ..ir import TensorProxy
-from ..ir.traits import VIEW, has_trait
+from ..ir.traits import MATMUL, VIEW, has_trait
 from ..transforms.remat import size_estimate
 from ..transforms.remat import nbytes as _bytes
 from ..transforms.remat import numel as _numel
@@ -101,6 +101,16 @@ class CostModel:
         return self.kernel_us(moved, self.compute_us(bsym)) + dispatch_us
 
     def region_us(self, bsyms, boundary, dispatch_us: float) -> float:
-        """A fused region: ``boundary`` are the tensors crossing it (inputs and outputs)."""
+        """A fused region: ``boundary`` are the tensors crossing it (inputs and outputs).
+        Its fused work is one kernel reading and writing only the boundary (how many kernels
+        an executor's code generation makes of it is the executor's to add: inductor adds a
+        launch per reduction); matrix products (``matmul`` trait) inside it are library calls,
+        each costed as that kernel alone (its inputs and output go through memory)."""
         moved = sum(_bytes(p) for p in boundary if isinstance(p, TensorProxy))
-        return self.kernel_us(moved, sum(self.compute_us(b) for b in bsyms)) + dispatch_us
+        fused = library = 0.0
+        for b in bsyms:
+            if has_trait(b, MATMUL):
+                library += self.symbol_us(b, 0.0)
+            elif not has_trait(b, VIEW):
+                fused += self.compute_us(b)
+        return self.kernel_us(moved, fused) + library + dispatch_us

@@ -65,6 +65,16 @@ class Executor:
     :param artifacts: optional ``(region, profile) -> iterable of Artifact``: what it can
         produce for a region ahead of time without a device (PTX, cubin, validated graphs,
         fusion definitions); ``tc.plan`` collects them.
+    :param compiles: True when lowering its claims compiles (seconds, as ``torch.compile``
+        does). ``tc.jit`` then never waits for it: a region it won runs op by op with the
+        fallback executor's implementations while ``claim.lower(region)`` runs on a background
+        thread, with ``region.example_inputs`` set from the region's first call; when ``lower``
+        returns, its callable replaces the per-op tier for every later call (``tc.explain``
+        shows which tier runs each region). ``lower`` must return a callable that is ready to
+        run: a compiler that compiles on first call should call it once on
+        ``region.example_inputs`` inside ``lower``. ``tc.jit(..., wait_for_compile=True)``
+        compiles on the region's first call instead and runs it compiled, as it does when no
+        fallback executor is among the executors. Default False.
     """
 
     name: str
@@ -81,6 +91,7 @@ class Executor:
     fuses: bool = False
     fallback: bool = False
     artifacts: Callable | None = None
+    compiles: bool = False
 
     def overhead_us(self, target) -> float:
         """The declared per-call overhead on device profile ``target``."""

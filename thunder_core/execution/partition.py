@@ -22,14 +22,17 @@ competing claims with their costs, the winner and the declined claims) for ``tc.
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Literal
 
 from ..ir import BoundSymbol, Trace, flat_proxies
 from ..ir.trace import current_equalities, subtraces
-from .claims import Claim, ClaimContext, Declined, Region, _decline_reason, region_boundary, region_symbol
+from .claims import (Claim, ClaimContext, Declined, Region, _decline_reason, region_boundary, region_callable,
+                     region_key, region_symbol)
 from .cost import CostModel
+from .tiered import TieredRegion
 from ..transforms.numbers import materialize_numbers
 
 
@@ -116,6 +119,15 @@ class Partition:
     owner: dict                  # symbol id -> executor name
     regions: dict                # region symbol id -> (executor name, Region)
     explanation: Explanation
+    tiered: list = field(default_factory=list)   # TieredRegions of compiling executors' regions
+
+    def callable(self, boxed: bool = False):
+        """The execution trace as a Python function running ``impls``; regions of compiling
+        executors are swapped into it when their background compile is ready (tiered.py)."""
+        fn = self.trace.python_callable(self.impls, boxed=boxed)
+        for t in self.tiered:
+            t.bind(fn.__globals__)
+        return fn
 
 
 def last_use_of(bsyms, outputs_after) -> dict:
@@ -155,12 +167,14 @@ def _label(bsyms) -> str:
 
 
 def partition(trace: Trace, executors, model: CostModel | None = None, *, lower: bool = True,
-              names=None) -> Partition:
+              names=None, wait_for_compile: bool = False) -> Partition:
     """Cover ``trace`` with the executors' claims at the least estimated cost on ``model``'s
     device. ``lower=False`` chooses without lowering regions (``tc.plan``): nothing is
     compiled and region implementations are left out of ``impls``. ``names``: an iterator of
     numbers for region names, shared by the partitions of one compile (forward and backward)
-    so their regions' names differ."""
+    so their regions' names differ. Regions of executors that declare ``compiles`` run op by
+    op (the fallback executor's implementations) until their compile, in the background, is
+    ready; ``wait_for_compile`` compiles them on their first call instead (tiered.py)."""
     model = model or CostModel()
     eqs = current_equalities()
     if eqs:  # sizes guards made equal after this trace was built (by the autograd split): one symbol
@@ -170,11 +184,24 @@ def partition(trace: Trace, executors, model: CostModel | None = None, *, lower:
     dispatch = {ex.name: model.dispatch(ex) for ex in executors}
     out = Partition(None, {}, {}, {}, Explanation(target=model.profile.name))
     names = names if names is not None else itertools.count()
+    by_name = {ex.name: ex for ex in executors}
+    fallback = next((ex for ex in executors if ex.fallback), None)
+
+    def _lowered(c, region, ex):
+        if not ex.compiles:
+            return c.lower(region)
+        table = fallback.implementations() if fallback is not None else {}
+        per_op = all(b.sym.id in table for b in region.bsyms)
+        t = TieredRegion(region.name, ex.name, c.lower, region, region_callable(region, table) if per_op else None,
+                         fallback.name if per_op else None, wait_for_compile or not per_op)
+        out.tiered.append(t)
+        return t
 
     inner: dict = {}  # id(higher-order bound symbol) -> partitions of its sub-traces
 
     def with_partitioned_subtraces(b):
-        parts = {k: partition(sub, executors, model, lower=lower, names=names) for k, sub in subtraces(b).items()}
+        parts = {k: partition(sub, executors, model, lower=lower, names=names, wait_for_compile=wait_for_compile)
+                 for k, sub in subtraces(b).items()}
         new = b.replace(kwargs={**b.kwargs, **{k: part.trace for k, part in parts.items()}})
         inner[id(new)] = (new, list(parts.values()))
         return new
@@ -203,6 +230,7 @@ def partition(trace: Trace, executors, model: CostModel | None = None, *, lower:
                 declined.setdefault(position[key], []).append(d)
         best: list = [None] * (n + 1)
         best[n] = Option(0.0, 0, None)
+        uncovered: dict = {}     # position -> why no claim covers it alone
         options_at: list = [None] * n
         for i in range(n - 1, -1, -1):
             b, nxt = bsyms[i], best[i + 1]
@@ -227,25 +255,45 @@ def partition(trace: Trace, executors, model: CostModel | None = None, *, lower:
                 options.append(Option(c.cost_us + after.total_us, rank + after.rank,
                                       Step("region", i, c.end, c.cost_us, claim=c)))
             if b.subsymbols and b.sym.decomposition is not None:
-                try:
-                    sub = solve(list(b.subsymbols), list(b.flat_outs))
-                except LoweringError:
-                    sub = None
+                sub = solve_decomposition(b)
                 if sub is not None:
                     options.append(Option(sub.total_us + nxt.total_us, sub.best[0].rank + nxt.rank,
                                           Step("decomposed", i, i + 1, sub.total_us, sub=sub)))
-            if not options:
+            options = [o for o in options if o.total_us != math.inf]
+            if not options:  # only a region starting earlier can cover this symbol
                 src = f" (from {b.source[0]}:{b.source[1]}: {b.source[2]})" if b.source else ""
                 why = "".join(f"; {d.executor} declined it: {d.reason}" for d in declined.get(i, ()))
                 fallbacks = [ex.name for _, ex, _ in ranked if ex.fallback]
                 hint = (f"Add an executor that implements it, e.g. a fallback executor such as {fallbacks[0]!r}"
                         if fallbacks else "Add an executor that implements it (a fallback executor implements "
                         "every symbol)")
-                raise LoweringError(f"No executor among {[ex.name for _, ex, _ in ranked]} implements "
-                                    f"{b.sym.id}{src}, and it has no decomposition{why}. {hint}.")
+                uncovered.setdefault(i, f"No executor among {[ex.name for _, ex, _ in ranked]} implements "
+                                        f"{b.sym.id}{src}, and it has no decomposition{why}. {hint}.")
+                best[i] = Option(math.inf, 0, None)
+                options_at[i] = []
+                continue
             best[i] = min(options, key=lambda o: (round(o.total_us, 9), o.rank))
             options_at[i] = options
+        if n and best[0].total_us == math.inf:  # name a symbol nothing covers (everything after it is)
+            raise LoweringError(uncovered[max((k for k in uncovered if best[k + 1].total_us != math.inf),
+                                              default=min(uncovered))])
         return Solution(bsyms, last_use, best, options_at, declined)
+
+    solved: dict = {}  # structure of a bound symbol -> its decomposition's Solution (or None)
+
+    def solve_decomposition(b):
+        """The cheapest cover of ``b``'s decomposition; one computed for a structurally equal
+        symbol (same op, argument metadata and static arguments: one per transformer layer)
+        is reused for the choice, and solved again for ``b`` only if it is emitted."""
+        key = region_key(Region((b,), tuple({id(p): p for p in flat_proxies(b.args)}.values()), tuple(b.flat_outs)))
+        if key in solved:
+            return solved[key]
+        try:
+            sub = solve(list(b.subsymbols), list(b.flat_outs))
+        except LoweringError:
+            sub = None
+        solved[key] = sub
+        return sub
 
     def emit(sol: Solution, trace_out: list):
         i, bsyms = 0, sol.bsyms
@@ -264,6 +312,7 @@ def partition(trace: Trace, executors, model: CostModel | None = None, *, lower:
                     out.impls.update(part.impls)
                     out.owner.update(part.owner)
                     out.regions.update(part.regions)
+                    out.tiered.extend(part.tiered)  # sub-traces run in the same generated module's globals
                     for d in part.explanation.decisions:
                         out.explanation.decisions.append(Decision(f"{part.trace.name}: {d.where}", d.winner, d.cost_us,
                                                                   d.candidates, d.declined))
@@ -275,7 +324,7 @@ def partition(trace: Trace, executors, model: CostModel | None = None, *, lower:
                 region = Region(tuple(covered), tuple(inputs), tuple(outputs), name)
                 sym = region_symbol(c.executor, name, region)
                 if lower:
-                    out.impls[sym.id] = c.lower(region)
+                    out.impls[sym.id] = _lowered(c, region, by_name[c.executor])
                 out.owner[sym.id] = c.executor
                 out.regions[sym.id] = (c.executor, region)
                 trace_out.append(BoundSymbol(sym, tuple(inputs), {}, tuple(outputs), tuple(covered)))
@@ -283,7 +332,10 @@ def partition(trace: Trace, executors, model: CostModel | None = None, *, lower:
                 out.explanation.decisions.append(Decision(label + note, c.executor, step.cost_us, cands, declined))
             else:
                 out.explanation.decisions.append(Decision(label, "decomposed", step.cost_us, cands, declined))
-                emit(step.sub, trace_out)
+                sub, b = step.sub, covered[0]
+                if sub.bsyms[0] is not b.subsymbols[0]:  # chosen from an equal symbol's solution
+                    sub = solve(list(b.subsymbols), list(b.flat_outs))
+                emit(sub, trace_out)
             i = step.end
 
     top = list(trace.bound_symbols)

@@ -26,6 +26,8 @@ class Entry:
     epilogue_source: str = ""
     explanation: object = None       # the partitioner's decisions (tc.explain)
     backward_traces: list = None     # [backward, its execution trace] when the compile split for autograd
+    tiered: list = ()                # TieredRegions: compiling executors' regions (execution/tiered.py)
+    fast: object = None              # (args, kwargs) -> result or MISS: key, checks and run in one (prologue.fast_call)
 
     def run(self, inputs, args, kwargs):
         if self.epilogue is None:

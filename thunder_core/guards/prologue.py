@@ -42,6 +42,17 @@ class Prologue:
     fn: object
     source: str
     guards_unchecked: list  # guards whose path cannot be re-fetched: the entry is not cached (api.py)
+    body: tuple = ()        # the generated lines before the final return (for fast_call)
+    outputs: tuple = ()     # the locals holding the computation's inputs
+    consts: dict = None     # the generated code's constants
+    typed: frozenset = frozenset()  # positions of args whose exact type the checks already test
+
+
+#: global state a trace depends on, read by these functions (bound as constants of the code)
+_STATE = {"grad_enabled": torch.is_grad_enabled, "default_dtype": torch.get_default_dtype,
+          "inference_mode": torch.is_inference_mode_enabled}
+#: types whose equal values are the same object: `v is K` checks type and value at once
+_SINGLETONS = (bool, type(None), torch.dtype)
 
 
 class _Builder:
@@ -53,6 +64,7 @@ class _Builder:
         self.exprs: dict = {}      # provenance -> local variable holding it
         self.values: dict = {}     # provenance -> the value now (to resolve module attributes)
         self.checked: set = set()  # conditions emitted
+        self.typed: set = set()    # vars whose exact type a check tests (TensorGuards)
         self.n = 0
 
     def const(self, value, prefix="K") -> str:
@@ -111,9 +123,8 @@ class _Builder:
         elif k == "state" and prov.ref is not None:  # a fact of the process a plugin read (lookaside_tools.read_state)
             expr, value = f"{self.const(prov.ref, 'S')}()", prov.ref()
         elif k == "state":
-            expr = {"grad_enabled": "torch.is_grad_enabled()", "default_dtype": "torch.get_default_dtype()",
-                    "inference_mode": "torch.is_inference_mode_enabled()"}[prov.key]
-            value = eval(expr, {"torch": torch})
+            fn = _STATE[prov.key]
+            expr, value = f"{self.const(fn, 'S')}()", fn()
         else:
             raise NotRefetchable(repr(prov))
         var = f"v{self.n}"
@@ -233,13 +244,41 @@ def build_prologue(cap: Capture, args, kwargs, *, check=True) -> Prologue:
                 unchecked.append(g)
         b.lines.append("draws.clear()  # this call's draws are taken")
     outs = [b.fetch(prov) for prov, _ in cap.inputs]
+    lines = tuple(b.lines)
     if cap.epilogue_draws:  # fresh objects the epilogue uses (cache.EntryWithDraws passes them on)
         outs.append("(" + "".join(b.exprs[prov] + ", " for prov in cap.epilogue_draws) + ")")
     b.lines.append(f"return ({''.join(o + ', ' for o in outs)})")
     body = "\n".join("    " + line for line in b.lines)
     source = f"def prologue(args, kwargs):\n{body}\n"
     fn = compile_function(source, "prologue", f"prologue {cap.fn_name}", b.consts)
-    return Prologue(fn, source, unchecked)
+    typed = frozenset(i for i, a in enumerate(args) if b.exprs.get(_arg_prov(i)) in b.typed)
+    return Prologue(fn, source, unchecked, lines, tuple(outs), b.consts, typed)
+
+
+def _arg_prov(i):
+    return Provenance(ARG, None, i)
+
+
+def fast_call(prologue: Prologue, args, kwargs, computation, epilogue, name: str):
+    """One generated function for a cache hit on this entry: the dispatch key's test (as many
+    positional arguments of the same types, the same keyword names), the prologue's checks,
+    and the call of the computation (and epilogue): ``fast(args, kwargs)`` returns the call's
+    result, or ``MISS`` (any exception while checking is a miss; the computation's own
+    exceptions propagate). Saves the key's tuple, the dict probe and two calls per hit."""
+    consts = {**prologue.consts, "COMPUTATION": computation, "EPILOGUE": epilogue}
+    key = [f"len(args) != {len(args)}", f"tuple(kwargs) != {tuple(kwargs)!r}" if kwargs else "kwargs"]
+    for i, a in enumerate(args):
+        if i not in prologue.typed:
+            t = f"AT{i}"
+            consts[t] = type(a)
+            key.append(f"type(args[{i}]) is not {t}")
+    call = f"COMPUTATION({', '.join(prologue.outputs)})"
+    if epilogue is not None:
+        call = f"EPILOGUE(args, kwargs, {call})"
+    body = "\n".join("        " + line for line in (f"if {' or '.join(key)}: return MISS", *prologue.body))
+    source = (f"def fast(args, kwargs):\n    try:\n{body}\n    except Exception:  # a path that no longer exists\n"
+              f"        return MISS\n    return {call}\n")
+    return compile_function(source, "fast", f"cache hit {name}", consts)
 
 
 try:  # torch's own C++ tensor checks (used by torch.compile): one call checks many tensors
@@ -265,6 +304,7 @@ def _batch_tensor_check(b: _Builder, tensors) -> bool:
     except Exception:  # noqa: BLE001
         return False
     names = ", ".join(var for var, _ in tensors)
+    b.typed.update(var for var, _ in tensors)
     what = "; ".join(f"{var}: {g.describe()}" for var, g in tensors[:4]) + ("; ..." if len(tensors) > 4 else "")
     b.check(f"not {b.const(tg, 'TG')}.check({names})", f"tensors (and strides): {what}")
     for _, g in tensors:
@@ -339,7 +379,9 @@ def _emit_check(b: _Builder, var: str, g):
                 f"{var}.device != {dev} or {var}.requires_grad is not {rg}", g.describe())
     elif k == EQUALS:
         t = b.const(type(v), "T")
-        if isinstance(v, float) and v != v:  # NaN equals nothing: check it is NaN again
+        if type(v) in _SINGLETONS:
+            b.check(f"{var} is not {b.literal(v)}", g.describe())
+        elif isinstance(v, float) and v != v:  # NaN equals nothing: check it is NaN again
             b.check(f"type({var}) is not {t} or {var} == {var}", g.describe())
         else:
             b.check(f"type({var}) is not {t} or {var} != {b.literal(v)}", g.describe())

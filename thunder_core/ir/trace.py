@@ -267,6 +267,7 @@ class Trace:
         bare: dict[str, Callable] = {}
         seen: dict[str, Any] = {}
         missing: list[str] = []
+        calls: dict[str, list] = {}
         subs = all_subtraces(self)
         for bsym in [b for t in (*subs, self) for b in t.bound_symbols]:
             sym = bsym.sym
@@ -279,10 +280,18 @@ class Trace:
                 impl = sym
             elif sym.id in impls:
                 impl = impls[sym.id]
+                if getattr(impl, "specialize", None) is not None:
+                    calls.setdefault(sym.id, []).append(bsym)
             else:
                 missing.append(f"{sym.id} (printed as {sym.printed_name})")
                 continue
             (bare if sym.module is None else namespaces.setdefault(sym.module, {}))[sym.python_name] = impl
+        for bsyms in calls.values():
+            # an implementation may offer a cheaper callable doing the same for these calls (the
+            # torch function itself, without its generic argument handling: ops/registry.py)
+            sym = bsyms[0].sym
+            table = bare if sym.module is None else namespaces[sym.module]
+            table[sym.python_name] = table[sym.python_name].specialize(bsyms) or table[sym.python_name]
         if missing:
             raise LookupError(f"Trace {self.name!r} cannot be compiled: `impls` has no implementation for "
                               f"{', '.join(sorted(set(missing)))}. Add entries keyed by these symbol ids.")

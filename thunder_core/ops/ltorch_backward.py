@@ -346,11 +346,14 @@ def sdpa_backward(grad_output, query, key, value, attn_mask=None, scale=None, *,
     if enable_gqa:
         k, v = _repeat_heads(key, query.shape[-3] // key.shape[-3]), _repeat_heads(value, query.shape[-3] // value.shape[-3])
     scores = T.matmul(query, k.transpose(-2, -1)) * s
+    explicit_mask = attn_mask is not None
     if is_causal:
         attn_mask = T.ones(query.shape[-2], key.shape[-2], dtype=torch.bool, device=query.device).tril()
     if attn_mask is not None:
         scores = T.where(attn_mask, scores, float("-inf")) if attn_mask.dtype == torch.bool else scores + attn_mask
     p = T.softmax(scores, -1)
+    if explicit_mask:  # as the forward (eager's _safe_softmax): a row masked entirely attends to nothing
+        p = T.where(T.all(scores == float("-inf"), -1, keepdim=True), 0.0, p)
     gv = T.matmul(p.transpose(-2, -1), grad_output)
     gs = softmax_backward(T.matmul(grad_output, v.transpose(-2, -1)), p, -1) * s
     gq = T.matmul(gs, k)

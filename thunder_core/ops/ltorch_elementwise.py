@@ -307,6 +307,10 @@ def _reflectable(torch_fn, py_op):
         if isinstance(b, torch.Tensor) and all(k == "alpha" and v == 1 for k, v in kwargs.items()):
             return py_op(a, b)
         return torch_fn(*args, **kwargs)
+    # what run does when the first argument is a tensor and no keyword is given, as a cheaper
+    # callable (registry: specialize): the operator (Tensor.__mul__ is torch.mul, without the
+    # torch namespace's argument parsing: ~2x less overhead per call on small tensors)
+    run.tensor_first = py_op
     return run
 
 

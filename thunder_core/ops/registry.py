@@ -195,7 +195,16 @@ def _direct_impl(opdef, fn):
             break
     src = f"def impl({', '.join(defs + ['**kw'])}):\n" + "".join(x + "\n" for x in lines + calls)
     exec(compile(src, f"<thunder_core torch impl {opdef.signature}>", "exec"), consts)
-    return consts["impl"]
+    impl = consts["impl"]
+    fills = [(p.name, tuple(q.name for q in statics[i + 1:])) for i, p in enumerate(statics[:-1])
+             if p.default is not P.empty]
+
+    def plain(b):  # impl would call fn(*b.args, **b.kwargs) itself
+        return (len(b.args) <= len(head) and varargs not in b.kwargs
+                and not any(n not in b.kwargs and any(k in b.kwargs for k in later) for n, later in fills))
+
+    impl.specialize = lambda bsyms: fn if all(map(plain, bsyms)) else None
+    return impl
 
 
 _MISSING = object()
@@ -233,7 +242,17 @@ def _direct_args_impl(opdef, impl):
     src = (f"def impl_({', '.join(defs + ['**kw'])}):\n" + "".join(line + "\n" for line in lines)
            + f"    args = [{', '.join(items)}]{va}\n    return impl(args, kw)\n")
     exec(compile(src, f"<thunder_core torch impl {opdef.signature}>", "exec"), consts)
-    return consts["impl_"]
+    impl_ = consts["impl_"]
+    direct = getattr(impl, "tensor_first", None)
+    if direct is not None:
+        n = len(opdef.positional)
+        same = tuple(opdef.positional) == tuple(opdef.inputs[:n]) and not opdef.varargs
+
+        def plain(b):  # impl would call direct(*b.args) itself
+            return same and len(b.args) == n and not b.kwargs and isinstance(b.args[0], TensorProxy)
+
+        impl_.specialize = lambda bsyms: direct if all(map(plain, bsyms)) else None
+    return impl_
 
 
 def _same(a, b) -> bool:

@@ -1,4 +1,5 @@
-"""The inductor executor: fused regions compiled with torch.compile, chosen by cost."""
+"""The inductor executor: fused regions compiled by inductor, chosen by cost, compiled in the
+background while they run op by op (tiered execution) unless wait_for_compile=True."""
 
 import pytest
 import torch
@@ -18,11 +19,13 @@ def chain(x, w, b):
 
 def test_large_elementwise_chain_is_one_fused_region_and_matches_eager():
     x, w, b = torch.randn(256, 512), torch.randn(512), torch.randn(512)
-    jf = tc.jit(chain, executors=["inductor", "torch"])
+    jf = tc.jit(chain, executors=["inductor", "torch"], wait_for_compile=True)
     torch.testing.assert_close(jf(x, w, b), chain(x, w, b), atol=1e-4, rtol=1e-4)
     final = tc.last_traces(jf)[-1]
     assert [b.sym.id.split(".")[0] for b in final.bound_symbols] == ["inductor"]
     assert "-> inductor" in tc.explain(jf)
+    (t,) = jf._last.tiered
+    assert t.state == "compiled" and t.per_op_calls == 0
 
 
 def test_tiny_tensors_stay_with_torch_when_cheaper():
@@ -46,7 +49,7 @@ def test_identical_layer_regions_compile_once_and_gradients_match(monkeypatch):
     ref = torch.nn.Sequential(GPTBlock(64, 4), GPTBlock(64, 4))
     ref.load_state_dict(blocks.state_dict())
     x = torch.randn(2, 32, 64)
-    jm = tc.jit(blocks, executors=[cheap, "torch"])
+    jm = tc.jit(blocks, executors=[cheap, "torch"], wait_for_compile=True)
     before = len(inductor._COMPILED)
     out = jm(x)
     torch.testing.assert_close(out, ref(x), atol=1e-4, rtol=1e-4)
@@ -61,6 +64,67 @@ def test_identical_layer_regions_compile_once_and_gradients_match(monkeypatch):
     ref(x).sum().backward()
     for p, q in zip(blocks.parameters(), ref.parameters()):
         torch.testing.assert_close(p.grad, q.grad, atol=1e-4, rtol=1e-4)
+
+
+def test_background_compile_swaps_in_while_every_call_equals_eager():
+    """The default: the first call does not wait for inductor; calls run op by op until the
+    compile is ready, then compiled; each call, forward and gradients, equals eager."""
+    torch.manual_seed(0)
+    x, w, b = torch.randn(64, 128), torch.randn(128), torch.randn(128)
+    jf = tc.jit(chain, executors=["inductor", "torch"])
+    for i in range(8):
+        xs, ws, bs = (t.clone().requires_grad_() for t in (x, w, b))
+        xe, we, be = (t.clone().requires_grad_() for t in (x, w, b))
+        out, ref = jf(xs, ws, bs), chain(xe, we, be)
+        torch.testing.assert_close(out, ref, atol=1e-4, rtol=1e-4)
+        out.sum().backward()
+        ref.sum().backward()
+        for got, want in ((xs.grad, xe.grad), (ws.grad, we.grad), (bs.grad, be.grad)):
+            torch.testing.assert_close(got, want, atol=1e-4, rtol=1e-4)
+        if i == 0:
+            assert all(t.state == "compiling" for t in jf._last.tiered) and jf._last.tiered
+        if i == 3:
+            assert tc.wait_for_compiles(300)
+    assert all(t.state == "compiled" for t in jf._last.tiered), tc.explain(jf)
+    assert all(t.name in tc.explain(jf) for t in jf._last.tiered)
+
+
+def test_a_compile_on_another_thread_leaves_the_random_stream_and_nn_module_alone():
+    """What inductor does to the whole process while it compiles (torch.fx's patches of
+    nn.Module.__call__, restoring the default generator's state at the end) happens to the
+    compiling thread only: the main thread's random stream goes on as if nothing compiled."""
+    import threading
+
+    import torch.fx._symbolic_trace as st
+    from torch._dynamo.utils import preserve_rng_state  # noqa: F401 - the name inductor calls
+
+    from thunder_executor_torch import inductor
+
+    original_call = torch.nn.Module.__call__
+    inside, leave, seen = threading.Event(), threading.Event(), {}
+
+    def compiling():
+        import torch._dynamo.utils as dynamo_utils
+
+        with inductor._thread_local_effects(), dynamo_utils.preserve_rng_state(), st._new_patcher() as patcher:
+            patcher.patch_method(torch.nn.Module, "__call__", lambda *a, **k: None, deduplicate=False)
+            seen["patched here"] = torch.nn.Module.__call__ is not original_call
+            inside.set()
+            leave.wait(30)
+
+    torch.manual_seed(0)
+    want = torch.rand(6)
+    torch.manual_seed(0)
+    got = [torch.rand(2)]
+    t = threading.Thread(target=compiling)
+    t.start()
+    assert inside.wait(30)
+    assert torch.nn.Module.__call__ is original_call and seen["patched here"] is False
+    got.append(torch.rand(2))
+    leave.set()
+    t.join(30)
+    got.append(torch.rand(2))  # a restored state would repeat the draws made meanwhile
+    assert torch.equal(torch.cat(got), want)
 
 
 def test_a_region_taking_a_number_drawn_on_every_call_compiles_at_most_twice(monkeypatch):

@@ -27,9 +27,10 @@ def test_declared_contract():
     assert TORCH.fallback and not TORCH.fuses and TORCH.claim is None and TORCH.api_version == API_VERSION
     assert [TORCH.overhead_us(profile(p)) for p in ("cpu", "a100", "h100", "b200")] == [1.0, 5.0, 5.0, 5.0]
     inductor = EXECUTORS["inductor"]
-    assert inductor.fuses and not inductor.fallback and inductor.claim is not None
+    assert inductor.fuses and inductor.compiles and not inductor.fallback and inductor.claim is not None
+    assert not TORCH.compiles
     assert dict(inductor.implementations()) == {}
-    assert [inductor.overhead_us(profile(p)) for p in ("cpu", "h100")] == [40.0, 40.0]
+    assert [inductor.overhead_us(profile(p)) for p in ("cpu", "h100")] == [1.0, 8.0]
 
 
 def _ints(*shape):

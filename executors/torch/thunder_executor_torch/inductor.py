@@ -1,75 +1,290 @@
-"""The ``inductor`` executor: fuses regions of the trace with ``torch.compile``.
+"""The ``inductor`` executor: compiles regions of the trace with inductor.
 
-It claims maximal runs of fusible torch-level symbols (elementwise math and activations,
-dtype conversions, reductions, shape ops and views, chosen by their traits; not normalizations, whose aten kernels beat the generated code here, nor matmuls/convolutions, which
-run as library kernels either way, nor random ops, in-place ops or opaque ones) and lowers
-each region to a function compiled by ``torch.compile``. Regions with the same structure and
-metadata (one per transformer layer) share one compiled function, so they compile once.
+It claims runs of torch-level symbols chosen by their traits: fusible ones (elementwise math
+and activations, dtype conversions, reductions, shape ops and views) and, spanning them,
+library ones (matrix products, attention and convolutions, which inductor calls as library
+kernels inside the compiled region, and normalizations, which it generates); never random
+ops, in-place ops or opaque ones. For each maximal run it offers the run's pure fusible
+stretches as regions and, when the run holds library ops, the whole run as one region: the
+cost model decides whether fewer, larger regions (one call instead of one per op) beat
+separate library calls. Regions with the same structure, strides and grad mode (one per
+transformer layer) share one compile.
+
+It declares ``compiles=True``: ``tc.jit`` runs a region it won op by op while inductor
+compiles it in the background (thunder_core/execution/tiered.py). A region is compiled with
+``make_fx`` and inductor's ``compile_fx`` for the strides of its first call, without
+torch.compile's frame evaluation and guards (the prologue already checks the inputs), so a
+call costs about one kernel launch more than the kernels themselves (``calibrate`` measures
+it); a call with other sizes or strides than the compile's runs op by op.
 
 The cost model charges a region the bytes crossing its boundary (intermediates never reach
-memory) plus one kernel launch and this executor's per-call overhead, so fusion wins where
-memory traffic dominates (large elementwise chains) and loses on tiny tensors.
+memory), a launch per generated kernel, its library kernels, and this executor's per-call
+overhead, so fusion wins where memory traffic or per-op overhead dominates and loses where a
+region saves less than ``COMPILE_AMORTIZED_US`` per call.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import threading
+
 import torch
 
-from thunder_core.extend import NumberProxy, region_callable, region_key, torch_impls
+from thunder_core.extend import NumberProxy, TensorProxy, has_trait, region_callable, region_key, torch_impls
 
 #: what inductor fuses, by op traits (thunder_core.extend.TRAITS): ops with one of FUSIBLE_TRAITS
-#: and none of UNFUSED_TRAITS (random draws, writes, opaque calls, and normalizations, whose
-#: aten kernels (layer_norm...) beat the code inductor generates for them here)
+#: and none of UNFUSED_TRAITS (random draws, writes, opaque calls)
 FUSIBLE_TRAITS = frozenset({"elementwise", "reduction", "shape", "view"})
-UNFUSED_TRAITS = frozenset({"random", "inplace", "normalization", "opaque"})
-#: per-call overhead of a compiled region (Python wrapper, guards), µs: measured on a 2-core
-#: CPU; on CUDA the same host-side work (not measured here: no GPU)
-DISPATCH_US = {"cpu": 40.0, "cuda": 40.0}
-#: A region's compile (about a second on CPU), charged per call as if spread over ~100,000
-#: calls: a region wins only where it saves more than this per call, so a region saving a few
-#: µs never makes a first call take seconds (tc.explain shows the claim with it included).
-COMPILE_AMORTIZED_US = 10.0
-_COMPILED: dict = {}  # region signature -> compiled callable
+#: ops a region may span but not be made of alone: library kernels inductor calls from the
+#: compiled region (matmul: products, attention, convolutions) and normalizations (their aten
+#: kernels beat the code inductor generates for them alone, here; inside a larger region the
+#: saved per-op calls pay for it)
+SPANNED_TRAITS = frozenset({"matmul", "normalization"})
+UNFUSED_TRAITS = frozenset({"random", "inplace", "opaque"})
+#: per-call overhead of a compiled region beyond one kernel launch, µs: the call of inductor's
+#: generated function (calibrate measures ~0.3 µs here, 2 cores, torch 2.13; declared higher
+#: to cover the runtime wrapper's ~5 µs when a region's outputs alias); on CUDA the host-side
+#: launch work of a generated kernel (not measured here: no GPU)
+DISPATCH_US = {"cpu": 1.0, "cuda": 8.0}
+#: A region's compile (seconds of CPU, in the background) charged per call: a region wins only
+#: where it saves more than this per call, so that regions saving next to nothing are not
+#: compiled at all (tc.explain shows the claim with it included).
+COMPILE_AMORTIZED_US = 3.0
+_COMPILED: dict = {}  # (region signature, input strides, autograd) -> compiled callable
 
 
-def _fusible(bsym) -> bool:
+def _member(bsym):
+    """"fuse" or "span" for a symbol a region may hold (see the module docstring), else None."""
     tags = bsym.sym.tags
     # decided by the op's traits, wherever it is defined (plugins included); a region runs
     # each op's torch implementation, so only torch-level ops with one can join it
-    return (not tags.isdisjoint(FUSIBLE_TRAITS) and tags.isdisjoint(UNFUSED_TRAITS)
-            and bsym.sym.id in torch_impls() and bsym.sym.id != "ltorch.contiguous")
+    if not tags.isdisjoint(UNFUSED_TRAITS) or bsym.sym.id not in torch_impls() or bsym.sym.id == "ltorch.contiguous":
+        return None
+    if not tags.isdisjoint(FUSIBLE_TRAITS) and tags.isdisjoint(SPANNED_TRAITS):
+        return "fuse"
+    return "span" if not tags.isdisjoint(SPANNED_TRAITS) else None
 
 
 def claim(bsyms, ctx):
-    """One claim per maximal run of fusible symbols (of at least two) that produces a value
-    used after it."""
+    """Per maximal run of member symbols (checked by the checkers): a claim per stretch of
+    two or more fusible symbols, and, when the run spans library ops, one for the whole run."""
     i, n = 0, len(bsyms)
+    kinds = [k if k is not None and ctx.check(b) is None else None for k, b in ((_member(b), b) for b in bsyms)]
     while i < n:
-        if not (_fusible(bsyms[i]) and ctx.check(bsyms[i]) is None):
+        if kinds[i] is None:
             i += 1
             continue
         j = i
-        while j < n and _fusible(bsyms[j]) and ctx.check(bsyms[j]) is None:
+        while j < n and kinds[j] is not None:
             j += 1
-        if j - i >= 2:
-            region = ctx.region(i, j)
-            if region.outputs:
-                yield ctx.claim(i, j, ctx.region_us(region) + COMPILE_AMORTIZED_US, lower, f"{j - i} fused symbols")
+        yield from _claims(ctx, bsyms, kinds, i, j)
         i = j
 
 
+def _claims(ctx, bsyms, kinds, i, j):
+    """The run's stretches of fusible symbols; when it holds library ops, its stretches between
+    them and the parts before and after each (normalizations included: another executor may
+    then take a library op, e.g. cuDNN's attention, while inductor takes what surrounds it);
+    and the whole run."""
+    library = [k for k in range(i, j) if kinds[k] == "span" and has_trait(bsyms[k], "matmul")]
+    between = [(a + 1, b) for a, b in zip([i - 1, *library], [*library, j])] if library else []
+    between += [s for k in library for s in ((i, k), (k + 1, j))]  # all but one library op, either side
+    offered = {(i, j)}
+    for fits, stretches in ((lambda k: kinds[k] == "fuse", [(i, j)]), (lambda k: True, between)):
+        for a, b in stretches:
+            k = a
+            while k < b:
+                if not fits(k):
+                    k += 1
+                    continue
+                e = k
+                while e < b and fits(e):
+                    e += 1
+                if e - k >= 2 and (k, e) not in offered:
+                    offered.add((k, e))
+                    yield from _claim(ctx, k, e)
+                k = e
+    if j - i >= 2:
+        yield from _claim(ctx, i, j)
+
+
+def _claim(ctx, i, j):
+    region = ctx.region(i, j)
+    if region.outputs:
+        # inductor's generated code is a kernel per reduction or normalization: a launch each
+        kernels = sum(1 for b in region.bsyms if (has_trait(b, "reduction") or has_trait(b, "normalization"))
+                      and not has_trait(b, "matmul") and not has_trait(b, "view"))
+        us = ctx.region_us(region) + kernels * ctx.profile.launch_us + COMPILE_AMORTIZED_US
+        yield ctx.claim(i, j, us, lower, f"{j - i} fused symbols")
+
+
 def lower(region):
-    """The region's function compiled by torch.compile; regions of one structure share it.
-    Static shapes, except where a region takes numbers that change between calls (symbolic
-    ones: a ``random.random()`` drawn on every call, an argument under "symbolic values"):
-    dynamic=False would compile it again for each new number; torch.compile's automatic
-    dynamic compiles it once more, with the changing number as an input."""
-    key = region_key(region)
+    """The region compiled by inductor for inputs like ``region.example_inputs`` (zero-filled
+    tensors of the first call's shapes and strides, given by tiered execution; contiguous ones
+    made from the proxies otherwise). Regions of one structure, strides and grad mode share
+    one compile. Called on the compile thread (``compiles=True``): this compiles at once.
+    A region taking numbers that change between calls (symbolic ones: a ``random.random()``
+    drawn on every call, an argument under "symbolic values") is compiled by torch.compile
+    with automatic dynamic instead: make_fx would bake the first number in (every other one
+    would run op by op); torch.compile compiles it once more, with the number as an input."""
+    examples = region.example_inputs
+    if examples is None:
+        examples = tuple(_example(p) for p in region.inputs)
+    grad = torch.is_grad_enabled() and any(isinstance(x, torch.Tensor) and x.requires_grad for x in examples)
+    key = (region_key(region), tuple(x.stride() if isinstance(x, torch.Tensor) else None for x in examples), grad)
     fn = _COMPILED.get(key)
     if fn is None:
-        numbers = any(type(p) is NumberProxy and p.symbolic for p in region.inputs)
-        fn = _COMPILED[key] = torch.compile(region_callable(region, torch_impls()), dynamic=None if numbers else False)
+        if any(type(p) is NumberProxy and p.symbolic for p in region.inputs):
+            fn = torch.compile(region_callable(region, torch_impls()), dynamic=None)
+            with _thread_local_effects():
+                fn(*examples)  # compiled now, not on the caller's first call
+        else:
+            fn = _compile(region, examples)
+        _COMPILED[key] = fn
     return fn
+
+
+def _example(p):
+    if not isinstance(p, TensorProxy):
+        return p.value
+    t = torch.zeros(tuple(p.shape), dtype=p.dtype, device=p.device)
+    return t.requires_grad_() if p.requires_grad else t
+
+
+def _compile(region, examples):
+    """make_fx + inductor's compile_fx: no dynamo frame. When the compile is one inference graph
+    whose outputs alias nothing, calls go straight to inductor's generated ``call`` (AOT
+    autograd's runtime wrapper only regenerates aliases and handles autograd: neither applies);
+    measured on tiny regions: ~3x less overhead per call than through the wrapper, ~10x less
+    than torch.compile (benchmarks/dispatch_overhead.py --regions)."""
+    from torch._inductor.compile_fx import compile_fx, compile_fx_inner
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    per_op = region_callable(region, torch_impls())
+    graphs = []
+
+    def inner(g, inputs, **kw):
+        out = compile_fx_inner(g, inputs, **kw)
+        graphs.append((g, kw.get("is_inference", False), out))
+        return out
+
+    with _thread_local_effects():
+        gm = make_fx(per_op, tracing_mode="fake")(*examples)
+        compiled = compile_fx(gm, list(examples), inner_compile=inner)
+    direct = _direct_call(graphs, len(examples), len(region.outputs))
+    # what the compile specialised on besides tensors' metadata (which inductor's generated
+    # code asserts: a call with other sizes or strides raises AssertionError)
+    numbers = [(i, x) for i, x in enumerate(examples) if not isinstance(x, torch.Tensor)]
+
+    if direct is not None and not numbers:
+        def run(*args):
+            try:
+                return direct(list(args))
+            except AssertionError:  # sizes or strides other than the compile's: run op by op
+                return per_op(*args)
+    else:
+        def run(*args):
+            if numbers and any(args[i] != v for i, v in numbers):
+                return per_op(*args)
+            try:
+                return tuple(compiled(*args))
+            except AssertionError:
+                return per_op(*args)
+    return run
+
+
+_COMPILING = threading.local()
+
+
+@contextlib.contextmanager
+def _thread_local_effects():
+    """Compile without touching process-global state the program's other threads use. Tiered
+    execution compiles on a background thread while the program runs; two things a compile
+    does to the whole process are made no-ops in the compiling thread only (measured, each
+    broke a test that ran Hugging Face models while a compile was in flight):
+
+    - torch.fx replaces ``nn.Module.__call__`` and ``__getattr__`` (and ``torch.fx.wrap``'d
+      functions) for the whole process while it traces (make_fx, and AOT autograd's tracing
+      inside compile_fx): tc.jit tracing a model on the main thread recorded the patched
+      ``Module.__call__``, and its next call missed the cache. The patches only make a
+      symbolic tracer record module calls; make_fx's tracer runs them as they are, so its
+      graph is the same without them.
+    - inductor and AOT autograd save the default generator's state when a compile starts and
+      set it back when it ends (``preserve_rng_state``): that rewound the main thread's random
+      stream, so its dropout masks repeated. A region draws no random numbers (random ops are
+      never claimed) and the graphs are traced on fake tensors, so there is nothing to restore.
+    """
+    _install_thread_aware_hooks()
+    _COMPILING.active = True
+    try:
+        yield
+    finally:
+        _COMPILING.active = False
+
+
+def _install_thread_aware_hooks():
+    import torch._dynamo.utils as dynamo_utils
+    import torch._functorch.aot_autograd as aot
+    import torch.fx._symbolic_trace as st
+
+    if getattr(st._new_patcher, "_thunder_core", False):
+        return
+    new_patcher, preserve = st._new_patcher, dynamo_utils.preserve_rng_state
+
+    @contextlib.contextmanager
+    def aware_patcher():
+        if getattr(_COMPILING, "active", False):
+            yield _inert_patcher()()
+        else:
+            with new_patcher() as patcher:
+                yield patcher
+
+    @contextlib.contextmanager
+    def aware_preserve():
+        if getattr(_COMPILING, "active", False):
+            yield
+        else:
+            with preserve():
+                yield
+
+    aware_patcher._thunder_core = aware_preserve._thunder_core = True
+    st._new_patcher = aware_patcher
+    dynamo_utils.preserve_rng_state = aware_preserve
+    if getattr(aot, "preserve_rng_state", None) is preserve:
+        aot.preserve_rng_state = aware_preserve
+
+
+@functools.cache
+def _inert_patcher():
+    """torch.fx's patcher class with patching left out."""
+    import torch.fx._symbolic_trace as st
+
+    class Inert(st._Patcher):
+        def patch(self, *args, **kwargs):
+            pass
+
+        def patch_method(self, *args, **kwargs):
+            pass
+    return Inert
+
+
+def _direct_call(graphs, n_inputs, n_outputs):
+    """Inductor's generated ``call(list of inputs) -> tuple`` when calling it directly is what
+    the full wrapper would do: one inference graph taking exactly the region's inputs and
+    returning exactly its outputs, none of them a view (an alias the wrapper would rebuild)."""
+    if len(graphs) != 1 or not graphs[0][1]:
+        return None
+    g, _, out = graphs[0]
+    nodes = list(g.graph.nodes)
+    outs = nodes[-1].args[0] if nodes and nodes[-1].op == "output" else None
+    if outs is None or sum(n.op == "placeholder" for n in nodes) != n_inputs or len(outs) != n_outputs:
+        return None
+    for o in outs:
+        schema = getattr(getattr(o, "target", None), "_schema", None)
+        if getattr(o, "op", None) != "call_function" or schema is None or any(r.alias_info for r in schema.returns):
+            return None
+    return getattr(out, "current_callable", None)
 
 
 def unavailable():

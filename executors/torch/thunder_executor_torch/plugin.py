@@ -12,7 +12,7 @@ def thunder_core_executors():
     from . import inductor
 
     return [Executor("inductor", version=__version__, api_version=THUNDER_CORE_API, unavailable=inductor.unavailable,
-                     dispatch_us=inductor.DISPATCH_US, claim=inductor.claim, fuses=True),
+                     dispatch_us=inductor.DISPATCH_US, claim=inductor.claim, fuses=True, compiles=True),
             # per-op overhead: measured on a 2-core CPU (calibrate refines it per machine); on
             # CUDA, eager's host-side cost of one launch through the dispatcher (typical, not
             # measured here)

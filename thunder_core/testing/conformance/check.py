@@ -120,7 +120,7 @@ def run_case(executor, case, claims=None):
             raise Invalid(f"eager rejects it: {type(e).__name__}: {e}") from e
         if not _leaves(expected):
             raise Invalid("no tensor result")
-        jfn = tc.jit(fn, executors=company(executor), cache="no caching")
+        jfn = tc.jit(fn, executors=company(executor), cache="no caching", wait_for_compile=True)
         try:
             with torch.no_grad():
                 got = jfn(*[s.build() for s in specs])
@@ -195,7 +195,7 @@ def _check_grads(executor, fn, specs, tolerances, case):
             raise Invalid(f"eager rejects it with inputs that require grad: {e}") from e
         j_in = [build_all(s, True) for s in specs]
         j_leaf_objs = [t if t.is_leaf else t._base if t._base is not None else t for t in j_in if t.requires_grad]
-        jfn = tc.jit(fn, executors=company(executor), cache="no caching")
+        jfn = tc.jit(fn, executors=company(executor), cache="no caching", wait_for_compile=True)
         try:
             gg = _grads(jfn(*j_in), j_leaf_objs)
         except Exception as e:  # noqa: BLE001

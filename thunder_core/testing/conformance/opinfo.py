@@ -120,7 +120,7 @@ def run_samples(executor, sid, claims=None):
                     except Exception:  # noqa: BLE001 - eager or the core refuses it: not this kit's business
                         counts[2] += 1
                         continue
-                    jfn = tc.jit(fn, executors=company(executor), cache="no caching")
+                    jfn = tc.jit(fn, executors=company(executor), cache="no caching", wait_for_compile=True)
                     try:
                         got = jfn(*_clone(args), **_clone(kwargs))
                     except Exception as e:  # noqa: BLE001

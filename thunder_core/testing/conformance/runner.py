@@ -175,8 +175,9 @@ def claims_honest(kit, sid):
             inputs, outs = region_boundary(covered, c.end, last_use_of(bsyms, outputs))
             from thunder_core.extend import Region
 
-            region = Region(tuple(covered), tuple(inputs), tuple(outs), f"{ex.name}_region_conformance")
             values = _prefix_values(trace, [*before, *bsyms[:c.start]], inputs, impls, args)
+            region = Region(tuple(covered), tuple(inputs), tuple(outs), f"{ex.name}_region_conformance",
+                            tuple(values) if ex.compiles else None)
             with torch.no_grad():
                 got = ex_out = c.lower(region)(*values)
                 expected = region_callable(region, impls)(*values)
