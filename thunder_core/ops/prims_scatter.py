@@ -8,7 +8,7 @@ Traits: none (the positions written are the values of an index tensor; see
 
 from __future__ import annotations
 
-from .prims_shape import _check_dims, _check_index, _check_tensor, result
+from .prims_shape import _check_dims, _check_index, _check_scatter_src, _check_tensor, result
 from .registry import prim
 
 #: the reductions of prims.scatter_reduce (sums are prims.scatter_add)
@@ -26,12 +26,5 @@ def scatter_reduce(a, index, src, *, dim, reduce):
     _check_dims("scatter_reduce", a, (dim,))
     if reduce not in SCATTER_REDUCTIONS:
         raise ValueError(f"prims.scatter_reduce: reduce must be one of {SCATTER_REDUCTIONS}, got {reduce!r}.")
-    if src.dtype != a.dtype or src.device != a.device:
-        raise ValueError(f"prims.scatter_reduce: src {src.name} ({src.dtype}, {src.device}) must match {a.name} "
-                         f"({a.dtype}, {a.device}).")
-    ok = index.ndim == a.ndim == src.ndim and all(
-        i <= s and (d == dim or i <= t) for d, (i, s, t) in enumerate(zip(index.shape, src.shape, a.shape)))
-    if not ok:
-        raise ValueError(f"prims.scatter_reduce: index {index.name} (shape {list(index.shape)}) must have the rank of "
-                         f"{a.name} and {src.name} and fit in both.")
+    _check_scatter_src("scatter_reduce", a, index, src, dim)
     return result(a.shape, a.dtype, a.device, a, src)

@@ -239,12 +239,18 @@ def scatter_add(a, index, src, *, dim):
         _check_tensor("scatter_add", t)
     _check_index("scatter_add", index)
     _check_dims("scatter_add", a, (dim,))
+    _check_scatter_src("scatter_add", a, index, src, dim)
+    return result(a.shape, a.dtype, a.device, a, src)
+
+
+def _check_scatter_src(name, a, index, src, dim):
+    """A scatter's ``src`` matches ``a``'s dtype and device, and ``index`` has their rank and
+    fits in both (in ``a`` outside ``dim``)."""
     if src.dtype != a.dtype or src.device != a.device:
-        raise ValueError(f"prims.scatter_add: src {src.name} ({src.dtype}, {src.device}) must match {a.name} "
+        raise ValueError(f"prims.{name}: src {src.name} ({src.dtype}, {src.device}) must match {a.name} "
                          f"({a.dtype}, {a.device}).")
     ok = index.ndim == a.ndim == src.ndim and all(
         i <= s and (d == dim or i <= t) for d, (i, s, t) in enumerate(zip(index.shape, src.shape, a.shape)))
     if not ok:
-        raise ValueError(f"prims.scatter_add: index {index.name} (shape {list(index.shape)}) must have the rank of "
+        raise ValueError(f"prims.{name}: index {index.name} (shape {list(index.shape)}) must have the rank of "
                          f"{a.name} and {src.name} and fit in both.")
-    return result(a.shape, a.dtype, a.device, a, src)

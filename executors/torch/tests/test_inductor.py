@@ -127,30 +127,65 @@ def test_a_compile_on_another_thread_leaves_the_random_stream_and_nn_module_alon
     assert torch.equal(torch.cat(got), want)
 
 
-def test_a_region_taking_a_number_drawn_on_every_call_compiles_at_most_twice(monkeypatch):
-    # x * random.random(): the number is an input of the region that changes on every call;
-    # dynamic=False would compile the region again for each one (issue 21)
-    import dataclasses
-    import random
+def _ran_op_by_op(fn, *args):
+    """Whether a call ran aten::sin itself (op by op) rather than inductor's kernel."""
+    with torch.profiler.profile() as prof:
+        out = fn(*args)
+    return out, "aten::sin" in {e.name for e in prof.events()}
 
-    import torch._dynamo.utils as dynamo_utils
+
+@pytest.fixture
+def cheap_inductor(monkeypatch):
+    import dataclasses
 
     from thunder_core.extend import registry
     from thunder_executor_torch import inductor
 
-    cheap = dataclasses.replace(registry().executors["inductor"], dispatch_us=1.0)
     monkeypatch.setattr(inductor, "COMPILE_AMORTIZED_US", 0.0)
+    return dataclasses.replace(registry().executors["inductor"], dispatch_us=1.0)
+
+
+def test_a_region_taking_a_number_drawn_on_every_call_compiles_once(cheap_inductor):
+    # x * random.random(): the number is an input of the region that changes on every call;
+    # baking it in would run every later call op by op (issue 21). Compiled without dynamo,
+    # whose save and restore of the random streams on the compile thread rewound the program's.
+    import random
+
+    import torch._dynamo.utils as dynamo_utils
 
     def f(x):
         return (x * random.random()).sin() + 1
 
     x = torch.randn(64)
-    jf = tc.jit(f, executors=[cheap, "torch"])
+    jf = tc.jit(f, executors=[cheap_inductor, "torch"])
     before = dynamo_utils.counters["stats"]["unique_graphs"]
     random.seed(0)
-    got = [jf(x) for _ in range(4)]
+    got = [jf(x) for _ in range(2)]
+    assert tc.wait_for_compiles(300)
+    for _ in range(3):
+        out, op_by_op = _ran_op_by_op(jf, x)
+        got.append(out)
+        assert not op_by_op
     random.seed(0)
     for g in got:
         torch.testing.assert_close(g, f(x))
     assert "-> inductor" in tc.explain(jf) and tc.cache_misses(jf) == 1
-    assert dynamo_utils.counters["stats"]["unique_graphs"] - before <= 2
+    assert dynamo_utils.counters["stats"]["unique_graphs"] == before
+
+
+def test_a_region_taking_symbolic_ints_checks_what_its_compile_assumed(cheap_inductor):
+    # b is a SymInt input of the compiled region; the reshape made the compile assume things
+    # about b (48 % b == 0, ...): a call breaking them runs op by op, never the wrong kernel
+    def g(x, s, b):
+        return (x * s + s).reshape(b, -1).sin() + 1
+
+    x = torch.randn(8, 6)
+    jg = tc.jit(g, executors=[cheap_inductor, "torch"], cache="symbolic values")
+    jg(x, 2.5, 4)
+    assert tc.wait_for_compiles(300)
+    ran = {}
+    for s, b in [(2.5, 4), (1.0, 2), (-3.0, 8), (0.5, 3), (2.0, 6), (0.25, 12)]:
+        out, ran[b] = _ran_op_by_op(jg, x, s, b)
+        torch.testing.assert_close(out, g(x, s, b))
+    # (b == 8 keeps the shape: the program's own trace tells it apart, a second cache entry)
+    assert tc.cache_misses(jg) <= 2 and not ran[4] and not ran[2] and ran[3], ran

@@ -125,9 +125,8 @@ def lower(region):
     made from the proxies otherwise). Regions of one structure, strides and grad mode share
     one compile. Called on the compile thread (``compiles=True``): this compiles at once.
     A region taking numbers that change between calls (symbolic ones: a ``random.random()``
-    drawn on every call, an argument under "symbolic values") is compiled by torch.compile
-    with automatic dynamic instead: make_fx would bake the first number in (every other one
-    would run op by op); torch.compile compiles it once more, with the number as an input."""
+    drawn on every call, an argument under "symbolic values") is compiled once with those
+    numbers as inputs (``_compile_symbolic``); its other inputs are specialised as usual."""
     examples = region.example_inputs
     if examples is None:
         examples = tuple(_example(p) for p in region.inputs)
@@ -135,12 +134,9 @@ def lower(region):
     key = (region_key(region), tuple(x.stride() if isinstance(x, torch.Tensor) else None for x in examples), grad)
     fn = _COMPILED.get(key)
     if fn is None:
-        if any(type(p) is NumberProxy and p.symbolic for p in region.inputs):
-            fn = torch.compile(region_callable(region, torch_impls()), dynamic=None)
-            with _thread_local_effects():
-                fn(*examples)  # compiled now, not on the caller's first call
-        else:
-            fn = _compile(region, examples)
+        symbolic = [i for i, p in enumerate(region.inputs) if type(p) is NumberProxy and p.symbolic
+                    and type(examples[i]) in (int, float)]
+        fn = _compile_symbolic(region, examples, symbolic) if symbolic else _compile(region, examples)
         _COMPILED[key] = fn
     return fn
 
@@ -191,6 +187,68 @@ def _compile(region, examples):
                 return tuple(compiled(*args))
             except AssertionError:
                 return per_op(*args)
+    return run
+
+
+def _compile_symbolic(region, examples, symbolic):
+    """A region compiled once for every value of its symbolic numbers (not torch.compile: dynamo
+    saves and restores the process's random streams around a compile, which on the compile
+    thread rewinds the program's). Traced on fake tensors with a ShapeEnv, as dynamo's
+    automatic dynamic does: an int is a SymInt input; a float goes in as a 0-d float64 tensor
+    read back with ``.item()`` (inductor keeps no float symbols as kernel arguments), so it
+    promotes as a Python number. Whatever the compile assumed about the ints (``b != 0``,
+    ``48 % b == 0`` for a reshape, 0 and 1 specialised) is checked on every call; a call that
+    breaks it, or has other tensor sizes or strides, runs op by op."""
+    from torch._dynamo.source import ConstantSource
+    from torch._inductor.compile_fx import compile_fx
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from torch.fx.experimental.proxy_tensor import make_fx
+    from torch.fx.experimental.symbolic_shapes import SYMPY_INTERP, DimDynamic, ShapeEnv
+
+    per_op = region_callable(region, torch_impls())
+    env = ShapeEnv()
+    mode = FakeTensorMode(shape_env=env)
+    floats = [i for i in symbolic if type(examples[i]) is float]
+    ints = [i for i in symbolic if type(examples[i]) is int]
+    fakes = list(examples)
+    for i, x in enumerate(examples):
+        if isinstance(x, torch.Tensor):
+            fakes[i] = mode.from_tensor(x, static_shapes=True)
+        elif i in floats:
+            fakes[i] = mode.from_tensor(torch.tensor(x, dtype=torch.float64), static_shapes=True)
+        elif i in ints:
+            src = ConstantSource(f"n{i}")
+            sym = env.create_unspecified_symbol(x, source=src, dynamic_dim=DimDynamic.DYNAMIC)
+            fakes[i] = env.create_symintnode(sym, hint=x, source=src)
+
+    def traced(*args):
+        args = list(args)
+        for i in floats:
+            args[i] = args[i].item()
+        return per_op(*args)
+
+    with _thread_local_effects(), mode:
+        gm = make_fx(traced, tracing_mode="real")(*fakes)
+    with _thread_local_effects():
+        compiled = compile_fx(gm, fakes)
+    code = env.produce_guards_expression([fakes[i] for i in ints]) if ints else None
+    holds = eval(f"lambda L: {code}", SYMPY_INTERP) if code else None  # noqa: S307 - sympy's printer's code
+    names = [f"t{k}" for k in range(len(ints))]
+    # the other numbers were baked in: a call with another value runs op by op
+    baked = [(i, x) for i, x in enumerate(examples) if not isinstance(x, torch.Tensor) and i not in symbolic]
+
+    def run(*args):
+        if holds is not None and not holds(dict(zip(names, [args[i] for i in ints]))):
+            return per_op(*args)
+        if baked and any(args[i] != v for i, v in baked):
+            return per_op(*args)
+        a = list(args)
+        for i in floats:
+            a[i] = torch.tensor(a[i], dtype=torch.float64)
+        try:
+            return tuple(compiled(*a))
+        except AssertionError:  # tensor sizes or strides other than the compile's
+            return per_op(*args)
     return run
 
 
