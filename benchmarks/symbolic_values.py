@@ -11,8 +11,13 @@
    with its KV cache through the jitted model: compiles and total time, for both cache modes
    (skipped without transformers).
 3. The cost of a cache hit: median per-call time of the same call repeated (the GPT block at
-   one length; ``x * s + s`` on an 8x8 tensor), tc.jit "symbolic values" against "constant
-   values", interleaved so that both see the same machine state.
+   one length, the 2-layer GPT's forward, its training step, ``x * s + s`` on an 8x8 tensor),
+   tc.jit "symbolic values" against "constant values", interleaved so that both see the same
+   machine state.
+4. The cost of a compile: the first call of a fresh ``tc.jit`` object (tracing, autograd
+   split, partitioning, prologue; ``executors=["torch"]``, so no inductor compile is counted),
+   for the GPT block forward, the GPT training step and a Hugging Face GPT-2 forward, both
+   modes interleaved, median of several compiles each.
 
 Run: ``python -m benchmarks.symbolic_values [--quick] [--json PATH]``.
 """
@@ -123,27 +128,76 @@ def decoding(quick: bool) -> dict | None:
     return out
 
 
+MODES = ("constant values", "symbolic values")
+
+
+def _train_step(model):
+    def step(idx, targets):
+        _, loss = model(idx, targets)
+        loss.backward()
+        return loss
+    return step
+
+
 def hit_cost(quick: bool) -> dict:
     torch.manual_seed(0)
     block, x = GPTBlock(64, 4).eval(), torch.randn(4, 32, 64)
+    gpt, idx = GPT(), torch.randint(0, 128, (2, 20))
     a = torch.randn(8, 8)
-    cases = {"GPT block forward": (block, (x,)), "x * s + s": (lambda t, s: t * s + s, (a, 1.5))}
+    cases = {"GPT block forward": (block, (x,), False), "GPT forward": (gpt, (idx, idx), False),
+             "GPT training step": (gpt, (idx, idx), True), "x * s + s": (lambda t, s: t * s + s, (a, 1.5), False)}
     reps = 50 if quick else 300
     out = {}
-    for label, (fn, args) in cases.items():
-        fns = {cache: tc.jit(fn, cache=cache) for cache in ("constant values", "symbolic values")}
+    for label, (fn, args, train) in cases.items():
+        fns = {cache: tc.jit(fn, cache=cache) for cache in MODES}
+        if train:
+            fns = {cache: _train_step(f) for cache, f in fns.items()}
         times = {cache: [] for cache in fns}
-        with torch.no_grad():
+        with torch.set_grad_enabled(train):
             for f in fns.values():
                 f(*args)
                 f(*args)
-            for _ in range(reps):  # interleaved: both see the same machine state
+            for _ in range(reps // (10 if train else 1)):  # interleaved: both see the same machine state
                 for cache, f in fns.items():
                     t0 = time.perf_counter()
                     f(*args)
                     times[cache].append(time.perf_counter() - t0)
+        gpt.zero_grad()
         med = {cache: statistics.median(ts) * 1e6 for cache, ts in times.items()}
         out[label] = {"median_us": med, "symbolic_over_constant": med["symbolic values"] / med["constant values"]}
+    return out
+
+
+def compile_cost(quick: bool) -> dict:
+    torch.manual_seed(0)
+    cases = {"GPT block forward": (lambda: GPTBlock(64, 4).eval(), lambda: (torch.randn(4, 32, 64),), False),
+             "GPT training step": (GPT, lambda: (torch.randint(0, 128, (2, 20)),) * 2, True)}
+    try:
+        from thunder_core.examples import transformers_models as hf
+
+        hf.build("gpt2")
+        cases["HF GPT-2 forward"] = (lambda: hf.build("gpt2").eval(), lambda: (), False)
+        hf_kw = {k: v for k, v in hf.inputs("gpt2").items() if k != "decoder_input_ids"}
+    except ImportError:
+        hf_kw = None
+    reps = 3 if quick else 7
+    out = {}
+    for label, (build, inputs, train) in cases.items():
+        model, args = build(), inputs()
+        kwargs = hf_kw if label.startswith("HF") else {}
+        times = {cache: [] for cache in MODES}
+        for _ in range(reps):
+            for cache in MODES:  # interleaved; each a fresh jitted object: a cold compile of the program
+                jm = tc.jit(model, cache=cache, executors=["torch"])
+                t0 = time.perf_counter()
+                with torch.set_grad_enabled(train):
+                    result = jm(*args, **kwargs)
+                    if train:
+                        result[1].backward()
+                times[cache].append(time.perf_counter() - t0)
+                model.zero_grad(set_to_none=True)
+        med = {cache: statistics.median(ts) * 1e3 for cache, ts in times.items()}
+        out[label] = {"median_ms": med, "symbolic_over_constant": med["symbolic values"] / med["constant values"]}
     return out
 
 
@@ -158,7 +212,7 @@ def main(argv=None):
     with warnings.catch_warnings(), cold_compile_settings():
         warnings.simplefilter("ignore")
         res = {"forward": changing_lengths(a.quick, False), "training": changing_lengths(a.quick, True),
-               "decoding": decoding(a.quick), "hit": hit_cost(a.quick)}
+               "decoding": decoding(a.quick), "hit": hit_cost(a.quick), "compile": compile_cost(a.quick)}
     for key in ("forward", "training"):
         r = res[key]
         print(f"\n{'GPT training step' if r['train'] else 'GPT block forward'}, sequence lengths "
@@ -175,6 +229,11 @@ def main(argv=None):
     for label, r in res["hit"].items():
         m = r["median_us"]
         print(f"  {label:20s} constant {m['constant values']:8.1f} us   symbolic {m['symbolic values']:8.1f} us   "
+              f"ratio {r['symbolic_over_constant']:.2f}")
+    print("\nCompile (first call of a fresh tc.jit, executors=['torch']), median:")
+    for label, r in res["compile"].items():
+        m = r["median_ms"]
+        print(f"  {label:20s} constant {m['constant values']:8.1f} ms   symbolic {m['symbolic values']:8.1f} ms   "
               f"ratio {r['symbolic_over_constant']:.2f}")
     if a.json:
         with open(a.json, "w") as f:

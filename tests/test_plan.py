@@ -56,7 +56,10 @@ def test_plan_for_h100_with_fake_cuda_inputs_runs_nothing(monkeypatch):
     p = tc.plan(f, x, w, target="h100", executors=[GPU_ONLY, "torch"])
     assert p.target.name == "h100" and p.executors == ["gpuonly", "torch"]
     final = p.traces[-1]
-    assert all(a.device.type == "cuda" for a in final.args)
+    tensors = [a for a in final.args if isinstance(a, tx.TensorProxy)]
+    assert len(tensors) == 2 and all(a.device.type == "cuda" for a in tensors)
+    # planned as tc.jit runs it: sizes symbolic, w's rows one symbol with x's columns (the matmul's guard)
+    assert [repr(s) for s in (*tensors[0].shape, *tensors[1].shape)] == ["x_0", "x_1", "x_1", "w_1"]
     (name, (ex, region)), = p.regions.items()
     assert ex == "gpuonly" and [b.sym.id for b in region.bsyms][:2] == ["ltorch.mul", "ltorch.add"]
     assert name in final.python() and not LOWERED
@@ -66,6 +69,14 @@ def test_plan_for_h100_with_fake_cuda_inputs_runs_nothing(monkeypatch):
     # the same function cannot be jitted here with that executor: it cannot run on this machine
     with pytest.raises(RuntimeError, match="needs a CUDA device"):
         tc.jit(f, executors=[GPU_ONLY, "torch"])
+
+
+def test_plan_with_constant_values_is_for_the_example_shapes():
+    x, w = fake_cuda((64, 256), (256, 256))
+    p = tc.plan(f, x, w, target="h100", executors=[GPU_ONLY, "torch"], cache="constant values")
+    assert [tuple(a.shape) for a in p.traces[-1].args] == [(64, 256), (256, 256)]
+    with pytest.raises(ValueError, match="cache="):
+        tc.plan(f, x, w, target="h100", cache="sometimes")
 
 
 def test_plan_uses_only_executors_for_the_target():

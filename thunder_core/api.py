@@ -27,6 +27,8 @@ from .module import ThunderModule, jit_module
 VERIFY_TRACES = os.environ.get("THUNDER_CORE_VERIFY", "") not in ("", "0")
 
 CACHE_MODES = ("constant values", "no caching", "same input", "symbolic values")
+#: What tc.jit and tc.plan trace with unless told: numbers and sizes stay symbolic (issue 17).
+DEFAULT_CACHE = "symbolic values"
 MISS_WARN_LIMIT = 8
 
 
@@ -37,7 +39,7 @@ class RecompileWarning(UserWarning):
 class JittedFunction:
     """``tc.jit(fn)``: calls ``fn`` through cached, guarded compiled traces."""
 
-    def __init__(self, fn, executors=None, cache="constant values", sharp_edges=None, transforms=(),
+    def __init__(self, fn, executors=None, cache=DEFAULT_CACHE, sharp_edges=None, transforms=(),
                  wait_for_compile=False):
         if cache not in CACHE_MODES:
             raise ValueError(f"cache={cache!r} is not one of {', '.join(map(repr, CACHE_MODES))}.")
@@ -153,8 +155,14 @@ class JittedFunction:
 
     def _compile_and_run_now(self, args, kwargs):
         self.misses += 1
+        from .ir.trace import tracing
+
         try:
-            entry = self._compile(args, kwargs)
+            # a compile is on its own even when this call comes from a trace being built (a
+            # generator another prologue draws from calls it natively): the checks its lowering
+            # and verifier make on its symbolic sizes are its own guards, never the other trace's
+            with tracing(None):
+                entry = self._compile(args, kwargs)
             # the new entry's prologue takes the fresh values the trace drew (guards/fresh.py)
             inputs = entry.prologue.fn(args, kwargs)
         except BaseException:
@@ -170,7 +178,7 @@ class JittedFunction:
         cap, traces, epilogue, epilogue_source = self._trace(args, kwargs, draw_log=self._draws)
         from .ir.trace import guarding
 
-        with guarding(cap.specialize):  # what lowering specialises is guarded like the capture's reads
+        with guarding(cap.specialize, cap.equalities):  # what lowering specialises is guarded like the capture's reads
             computation, more, backward_traces, owner, explanation, tiered = self._lower(traces[-1])
         traces += more
         exec_trace = traces.pop()
@@ -202,10 +210,15 @@ class JittedFunction:
             n = sum(len(v) for v in self._entries.values())
             if n > MISS_WARN_LIMIT and not self._warned:
                 self._warned = True
+                advice = ("Pass values that change between calls as tensors, or use cache='symbolic values' (the "
+                          "default: numbers and tensor sizes stay symbolic)." if self.cache != "symbolic values" else
+                          "What the program needs as a concrete value is specialised (int(n), range(n), a branch on "
+                          "a number, sizes 0 and 1, bool and str arguments, attributes of objects): "
+                          "tc.last_prologue_traces shows what each entry checks. Pass values that change between "
+                          "calls as tensors or int/float arguments.")
                 warnings.warn(f"{getattr(self.fn, '__qualname__', self.fn)} was compiled {n} times "
                               f"(limit {MISS_WARN_LIMIT}); the last time because {_what_changed(previous, cap)}. "
-                              "Pass values that change between calls as tensors, or use cache='symbolic values' "
-                              "(numbers and tensor sizes stay symbolic).", RecompileWarning, stacklevel=4)
+                              f"{advice}", RecompileWarning, stacklevel=4)
         self._last = entry
         return entry
 
@@ -384,7 +397,7 @@ def _call_module(module, *args, **kwargs):
     return module(*args, **kwargs)
 
 
-def jit(fn, executors=None, cache="constant values", sharp_edges=None, transforms=(), wait_for_compile=False):
+def jit(fn, executors=None, cache=DEFAULT_CACHE, sharp_edges=None, transforms=(), wait_for_compile=False):
     """Compile ``fn`` (a function or an ``nn.Module``); see shared/DESIGN.md.
 
     ``wait_for_compile``: regions of compiling executors (inductor) are compiled on their

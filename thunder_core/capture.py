@@ -29,6 +29,8 @@ from .frontend.native import MODULE_TABLES
 from .frontend.native import SCALARS, is_mutator, unused_call
 from .frontend.provenance import ARG, ATTR, CALL, CELL, FRESH, GLOBAL, ITEM, ITER, KWARG, Provenance
 from .ir import NumberProxy, Proxy, TensorProxy, Trace, TracingError, tracing
+from .ir.equalities import Equalities
+from .ir.symbol import without_unused_numbers
 from .ir.printing import PRINTER_GLOBALS
 from .ir.proxies import is_valid_name, number_proxy, tensor_proxy
 from .user_errors import annotate, is_user_file, plugin_dirs
@@ -539,21 +541,6 @@ def _is_torch_callable(fn) -> bool:
     return getattr(fn, "__objclass__", None) is torch._C.TensorBase or getattr(fn, "__self__", None) is torch._C._nn
 
 
-def _drop_unused_numbers(trace):
-    """Remove number primitives nothing uses: a branch's predicate (``b0 = py_gt(n, 5)``) is
-    a guard of the prologue, not a computation."""
-    from .ir import flat_proxies
-
-    live = {id(p) for p in flat_proxies(trace.output)}
-    kept = []
-    for b in reversed(trace.bound_symbols):
-        if b.sym.id.startswith("prims.py_") and not any(id(o) in live for o in b.flat_outs):
-            continue
-        kept.append(b)
-        live.update(id(p) for p in b.flat_args)
-    trace.bound_symbols = kept[::-1]
-
-
 def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_opaque_calls=False,
             what=None, symbolic=False, draw_log=None) -> Capture:
     """Trace ``fn(*args, **kwargs)``; see the module docstring. Fresh values are drawn through
@@ -562,6 +549,8 @@ def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_o
     lookasides = plugins.registry().cached("capture.lookasides", _merged_lookasides)
     name = getattr(fn, "__name__", "fn")
     trace = _CaptureTrace("computation", grad_enabled=torch.is_grad_enabled())
+    if symbolic:
+        trace.equalities = Equalities(trace)
     cap = Capture(trace, fn_name=name, draw_log=fresh.DrawLog() if draw_log is None else draw_log)
     if arg_names is None:
         code = getattr(getattr(fn, "__func__", fn), "__code__", None)
@@ -597,8 +586,9 @@ def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_o
         trace.interp = None
     trace.output = out
     cap.specialize = trace.specialize  # passes after capture guard through it (ir.guarding)
+    cap.equalities = trace.equalities
     if rec.numbers or rec.symbolic:
-        _drop_unused_numbers(trace)
+        trace.bound_symbols = list(without_unused_numbers(trace.bound_symbols, trace.output))
         from .transforms.numbers import materialize_numbers
 
         trace.bound_symbols = materialize_numbers(trace).bound_symbols

@@ -21,7 +21,8 @@ What is here, by purpose:
   :class:`Region`, :data:`Checker`, :class:`Artifact`, and region helpers
   :func:`region_callable` (run a region with an implementation table) and :func:`region_key`
   (a compile-cache key from a region's structure), :func:`region_of` (the Region behind a
-  region in an execution trace);
+  region in an execution trace), :class:`RegionNumbers` (a region's symbolic sizes: their
+  values on each call, their hints for planning, the region made concrete);
 * cost: :class:`DeviceProfile`, :data:`PROFILES`, :func:`profile`, :class:`CostModel`;
 * ops: traits (:data:`TRAITS`, :func:`traits`, :func:`has_trait`), the symbol tables
   (:func:`symbols`, :func:`prims`, :func:`torch_impls`, :func:`python_impls`,
@@ -73,6 +74,7 @@ from .hookspecs import API_VERSION, hookimpl
 if TYPE_CHECKING:  # for readers and static tools; at run time these resolve lazily (below)
     from .execution.autograd_runtime import tensor_leaves, with_tensors
     from .execution.cost import CostModel
+    from .execution.sizes import RegionNumbers
     from .ir import BoundSymbol, NumberProxy, Proxy, Symbol, TensorProxy, Trace, flat_proxies, tensor_proxy
     from .ir.trace import subtraces
     from .ir.traits import TRAITS, has_trait, traits
@@ -85,6 +87,7 @@ if TYPE_CHECKING:  # for readers and static tools; at run time these resolve laz
 # and plugin modules import this namespace while they load, so it must not import them eagerly.
 _LAZY = {
     "CostModel": ("thunder_core.execution.cost", "CostModel"),
+    "RegionNumbers": ("thunder_core.execution.sizes", "RegionNumbers"),
     "TRAITS": ("thunder_core.ir.traits", "TRAITS"),
     "traits": ("thunder_core.ir.traits", "traits"),
     "has_trait": ("thunder_core.ir.traits", "has_trait"),
@@ -178,7 +181,7 @@ def python_impls():
 __all__ = [
     "API_VERSION", "Artifact", "BoundSymbol", "Checker", "Claim", "ClaimContext", "ClaimFn", "CostModel",
     "DeviceProfile", "Executor", "F", "NumberProxy", "PROFILES", "PluginWarning", "Proxy", "Region",
-    "SharpEdge", "SharpEdgeChecker", "Symbol", "T", "TRAITS", "TensorProxy", "Trace", "flat_proxies",
+    "RegionNumbers", "SharpEdge", "SharpEdgeChecker", "Symbol", "T", "TRAITS", "TensorProxy", "Trace", "flat_proxies",
     "has_trait", "higher_order_impls", "hookimpl", "prim", "prims", "profile", "python_impls", "read_state",
     "record_effect", "region_callable", "region_key", "region_of", "register", "registry", "substitute", "subtraces",
     "symbols", "tensor_leaves", "tensor_proxy", "torch_impls", "torch_op", "traits", "unregister", "with_tensors",

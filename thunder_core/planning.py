@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 import torch
 import torch.utils._pytree as pytree
 
-from .api import JittedFunction, _call_module, executor_named, lower
+from .api import CACHE_MODES, DEFAULT_CACHE, JittedFunction, _call_module, executor_named, lower
 from .execution.claims import Region
 from .execution.cost import CostModel
 from .execution.profiles import DeviceProfile, profile
+from .ir.trace import guarding
 
 __all__ = ["Plan", "plan"]
 
@@ -115,7 +116,8 @@ def _fake_module(module: torch.nn.Module, fake) -> torch.nn.Module:
     return copy.deepcopy(module, memo)
 
 
-def plan(fn, *example_args, target: str | DeviceProfile = "h100", executors=None, **kwargs) -> Plan:
+def plan(fn, *example_args, target: str | DeviceProfile = "h100", executors=None, cache=DEFAULT_CACHE,
+         **kwargs) -> Plan:
     """Trace ``fn`` (a function or an ``nn.Module``) with ``example_args``/``kwargs`` and
     partition it for ``target`` without running anything; see the module docstring.
 
@@ -123,20 +125,27 @@ def plan(fn, *example_args, target: str | DeviceProfile = "h100", executors=None
         :class:`~thunder_core.execution.profiles.DeviceProfile`.
     :param executors: None (every installed executor that compiles for the target) or a list
         of names/Executor objects, earlier preferred on ties.
+    :param cache: as ``tc.jit``'s: ``"symbolic values"`` (the default) plans what ``tc.jit``
+        runs, sizes of 2 or more symbolic (executors make their artifacts for the example's
+        sizes where they specialise per shape); ``"constant values"`` plans for the example's
+        shapes and numbers only.
     :return: a :class:`Plan`.
     """
+    if cache not in CACHE_MODES:
+        raise ValueError(f"cache={cache!r} is not one of {', '.join(map(repr, CACHE_MODES))}.")
     target = profile(target)
     chosen = _for_target(executors, target)
     fake = _faker(target)
     args, kwargs = pytree.tree_map(fake, (example_args, kwargs))
     if isinstance(fn, torch.nn.Module):
         module = _fake_module(fn, fake)
-        jfn = JittedFunction(_call_module, executors=[])  # (tracing only: executors come below)
+        jfn = JittedFunction(_call_module, executors=[], cache=cache)  # (tracing only: executors come below)
         args = (module, *args)
     else:
-        jfn = JittedFunction(fn, executors=[])
-    _, traces, _, _ = jfn._trace(args, kwargs)
-    lowered = lower(traces[-1], chosen, CostModel(target), compile=False)
+        jfn = JittedFunction(fn, executors=[], cache=cache)
+    cap, traces, _, _ = jfn._trace(args, kwargs)
+    with guarding(cap.specialize, cap.equalities):  # what lowering specialises is guarded, as in tc.jit
+        lowered = lower(traces[-1], chosen, CostModel(target), compile=False)
     if lowered.forward is None:
         traces, backward = [*traces, lowered.trace], []
     else:

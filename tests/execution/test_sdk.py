@@ -17,10 +17,11 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 #: one breaks plugins: raise API_VERSION (see thunder_core/extend.py's compatibility policy).
 PUBLIC = ["API_VERSION", "Artifact", "BoundSymbol", "Checker", "Claim", "ClaimContext", "ClaimFn", "CostModel",
           "DeviceProfile", "Executor", "F", "NumberProxy", "PROFILES", "PluginWarning", "Proxy", "Region",
-          "SharpEdge", "SharpEdgeChecker", "Symbol", "T", "TRAITS", "TensorProxy", "Trace", "flat_proxies",
-          "has_trait", "higher_order_impls", "hookimpl", "prim", "prims", "profile", "python_impls", "read_state",
-          "record_effect", "region_callable", "region_key", "region_of", "register", "registry", "substitute",
-          "subtraces", "symbols", "tensor_leaves", "tensor_proxy", "torch_impls", "torch_op", "traits", "unregister",
+          "RegionNumbers", "SharpEdge", "SharpEdgeChecker", "Symbol", "T", "TRAITS", "TensorProxy", "Trace",
+          "flat_proxies", "has_trait", "higher_order_impls", "hookimpl", "prim", "prims", "profile", "python_impls",
+          "read_state", "record_effect", "region_callable", "region_key", "region_of", "register", "registry",
+          "substitute", "subtraces", "symbols", "tensor_leaves", "tensor_proxy", "torch_impls", "torch_op", "traits",
+          "unregister",
           "with_tensors"]
 
 

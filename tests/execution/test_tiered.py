@@ -192,6 +192,62 @@ def test_background_compiles_wait_for_the_first_calls_backward():
     assert tc.wait_for_compiles(30) and all(t.state == "compiled" for t in jf._last.tiered)
 
 
+def test_fx_tracing_on_one_thread_is_invisible_to_torch_compile_on_the_other():
+    """torch.fx's "a trace is in progress" flag is a module global that dynamo checks when a
+    torch.compile'd function is called. The compile thread's make_fx must not make the program's
+    compiled functions raise (nor leave the flag set), and the program's own FX trace must not
+    make the compile thread's torch.compile (inductor's, of regions taking symbolic numbers) fail."""
+    import threading
+
+    import torch.fx._symbolic_trace as st
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    x = torch.arange(4.0)
+    inside, leave, seen = threading.Event(), threading.Event(), {}
+
+    def region(t):
+        inside.set()
+        assert leave.wait(60)
+        return t + 1
+
+    def compile_thread_traces():
+        with tiered._compiling():
+            seen["graph"] = make_fx(region, tracing_mode="fake")(x)
+
+    doubled = torch.compile(lambda t: t * 2, backend="eager")
+    doubled(x)  # compiled now: its call below does not wait for the compile thread's lock
+    worker = threading.Thread(target=compile_thread_traces)
+    worker.start()
+    try:
+        assert inside.wait(60)
+        torch.testing.assert_close(doubled(x), x * 2)  # raised "Detected that you are using FX..."
+        assert not st._is_fx_tracing_flag
+    finally:
+        leave.set()
+        worker.join()
+    torch.testing.assert_close(seen["graph"](x), x + 1)
+    assert not st._is_fx_tracing_flag
+
+    def compile_thread_compiles():
+        try:
+            with tiered._compiling():
+                seen["compiled"] = torch.compile(lambda t: t - 3, backend="eager")(x)
+        except Exception as e:  # noqa: BLE001 - reported by the assertion below
+            seen["compiled"] = e
+
+    def program(t):  # FX-traced by the program while the compile thread compiles
+        worker = threading.Thread(target=compile_thread_compiles)
+        worker.start()
+        worker.join()
+        return t * 5
+
+    gm = torch.fx.symbolic_trace(program)
+    assert isinstance(seen["compiled"], torch.Tensor), seen["compiled"]
+    torch.testing.assert_close(seen["compiled"], x - 3)
+    torch.testing.assert_close(gm(x), x * 5)
+    assert not st._is_fx_tracing_flag
+
+
 def test_a_compile_on_another_thread_leaves_the_programs_own_fx_tracing_alone():
     """torch's FX tracing state is process-global (the make_fx tracer in progress, whether node
     metadata is preserved). While a background compile is inside make_fx, the main thread does

@@ -165,13 +165,16 @@ def test_scan_in_a_module():
     torch.manual_seed(0)
     m = RNN()
     jm = tc.jit(m)
-    xs = torch.randn(4, 2, 3)
-    out = jm(xs)
-    out.sum().backward()
-    got = [p.grad.clone() for p in m.parameters()]
-    m.zero_grad()
-    want = m(xs, unrolled=True)
-    want.sum().backward()
-    torch.testing.assert_close(out, want)
-    for g, p in zip(got, m.parameters()):
-        torch.testing.assert_close(g, p.grad)
+    for steps in (4, 6, 3):  # the number of steps is symbolic: one trace, its VJP scan included
+        xs = torch.randn(steps, 2, 3)
+        out = jm(xs)
+        out.sum().backward()
+        got = [p.grad.clone() for p in m.parameters()]
+        m.zero_grad()
+        want = m(xs, unrolled=True)
+        want.sum().backward()
+        torch.testing.assert_close(out, want)
+        for g, p in zip(got, m.parameters()):
+            torch.testing.assert_close(g, p.grad)
+        m.zero_grad()
+    assert tc.cache_misses(jm) == 1

@@ -6,7 +6,8 @@ import torch
 
 import thunder_core as tc
 from thunder_core.extend import subtraces
-from thunder_core.ir import IRVerificationError, Trace, tracing, verify
+from thunder_core.ir import IRVerificationError, NumberProxy, Trace, tracing, verify
+from thunder_core.ir.proxies import number_proxy, tensor_proxy
 from thunder_core.ops import higher_order as ho
 from thunder_core.ops.registry import T
 
@@ -23,9 +24,14 @@ def test_printed_trace_records_again():
     assert set(subtraces(hop)) == {"true_fn", "false_fn"}
     # exec'd without implementations, the printed source records the same program again
     again = Trace("again")
-    x, w = (again.add_input(torch.randn(3), name=n) for n in ("x", "w"))
-    with tracing(again):
-        again.output = trace.python_callable()(x, w)
+    with tracing(again):  # the same signature: symbolic sizes (x_0, ...) and the tensors that have them
+        new = {}
+        for a in trace.args:
+            new[a.name] = again.add_input(
+                number_proxy(int, name=a.name, hint=a.hint, lower=2) if isinstance(a, NumberProxy) else
+                tensor_proxy([new[d.name] if isinstance(d, NumberProxy) else d for d in a.shape], a.dtype, a.device,
+                             name=a.name))
+        again.output = trace.python_callable()(*new.values())
     verify(again)
     assert [b.sym.id for b in again.bound_symbols] == [b.sym.id for b in trace.bound_symbols]
     assert subtraces(again.bound_symbols[-1])["true_fn"] is subtraces(hop)["true_fn"]

@@ -43,7 +43,7 @@ def test_sizes_of_one_specialise_and_sizes_that_must_agree_are_guarded():
         x, y = torch.randn(n, 4), torch.randn(n, 4)
         torch.testing.assert_close(jf(x, y), f(x, y))
     assert tc.cache_misses(jf) == 1
-    assert "x_0 == y_0 is True" in tc.last_prologue_traces(jf)[-1]
+    assert "y_0 == x_0 is True" in tc.last_prologue_traces(jf)[-1]
     x, y = torch.randn(1, 4), torch.randn(3, 4)  # size 1 broadcasts: a trace of its own
     torch.testing.assert_close(jf(x, y), f(x, y))
     assert tc.cache_misses(jf) == 2
@@ -99,7 +99,8 @@ def test_parameters_keep_static_shapes():
     with torch.no_grad():
         jm(torch.randn(5, 4))
     trace = str(tc.last_traces(jm)[0])
-    assert "f32[3, 4]" in trace and "f32[input_0, input_1]" in trace, trace
+    assert "f32[3, 4]" in trace and "f32[input_0, 4]" in trace, trace  # input_1 == 4 by the matmul: one size
+    assert "input_1 != 4 is False" in tc.last_prologue_traces(jm)[-1]
 
 
 def test_greedy_decoding_with_a_kv_cache_compiles_prefill_and_decode_once_each():
@@ -125,3 +126,35 @@ def test_a_tensor_value_in_a_branch_is_an_error_naming_the_line():
         jit(f)(torch.randn(3, 4))
     text = str(info.value) + "".join(getattr(info.value, "__notes__", []))
     assert "test_shapes.py" in text and ("torch.where" in text or "torch.cond" in text), text
+
+
+def test_the_tensor_guard_of_symbolic_sizes_checks_rank_dtype_and_sizes_of_two_or_more():
+    """Symbolic tensors are checked by the same C++ TensorGuards as static ones (sizes and
+    strides left free) plus a Python check that each symbolic size is still 2 or more."""
+    def f(x):
+        return x * 2 + 1
+
+    jf = tc.jit(f)
+    for x in (torch.randn(3, 4), torch.randn(5, 2), torch.randn(4, 3).t()):  # any sizes, any strides: hits
+        torch.testing.assert_close(jf(x), f(x))
+    assert (tc.cache_misses(jf), tc.cache_hits(jf)) == (1, 2)
+    assert ".check(" in tc.last_prologue_traces(jf)[-1] and "< 2" in tc.last_prologue_traces(jf)[-1]
+    for x in (torch.randn(3, 1), torch.randn(3, 4, 2), torch.randn(3, 4, dtype=torch.float64),
+              torch.randn(3, 4, requires_grad=True)):  # a size of 1, another rank, dtype, requires_grad: misses
+        misses = tc.cache_misses(jf)
+        torch.testing.assert_close(jf(x), f(x))
+        assert tc.cache_misses(jf) == misses + 1
+    with pytest.raises(TypeError):
+        jf([[1.0, 2.0], [3.0, 4.0]])  # not a tensor: a miss, and eager's error from the new trace
+
+
+def test_a_stride_query_of_a_computed_tensor_is_its_symbolic_size():
+    def f(x):
+        return x * (x * 2).stride()[0]
+
+    jf = tc.jit(f)
+    for n in (2, 3, 5):
+        x = torch.randn(4, n)
+        torch.testing.assert_close(jf(x), f(x))
+    assert tc.cache_misses(jf) == 1
+    assert "opaque." not in str(tc.last_traces(jf)[-1])  # the query recorded nothing: x_1 is the stride

@@ -7,23 +7,24 @@ launch time); each executor adds its own per-call overhead on that device
 writes: for one bound symbol its tensor inputs and outputs, for a fused region only the
 tensors crossing the region's boundary (intermediates stay in registers/cache). FLOPs come
 from a table keyed by symbol id (matrix products, attention), defaulting to one per output
-element; symbols in that table run at the device's matrix-product rate.
+element; symbols in that table run at the device's matrix-product rate. A symbolic size
+counts as this trace's value (its hint): estimates, computed with plain arithmetic.
 """
 
 from __future__ import annotations
 
-import math
-
 from ..ir import TensorProxy
 from ..ir.traits import MATMUL, VIEW, has_trait
+from ..transforms.remat import size_estimate
 from ..transforms.remat import nbytes as _bytes
+from ..transforms.remat import numel as _numel
 from .profiles import DeviceProfile, profile
 
 
 def _matmul_flops(bsym) -> float:
     a, b = [x for x in bsym.flat_args if isinstance(x, TensorProxy)][:2]
-    k = a.shape[-1] if a.shape else 1
-    out = sum(math.prod(p.shape) for p in bsym.flat_outs if isinstance(p, TensorProxy))
+    k = size_estimate(a.shape[-1]) if a.shape else 1
+    out = sum(_numel(p) for p in bsym.flat_outs if isinstance(p, TensorProxy))
     return 2.0 * out * k
 
 
@@ -32,7 +33,7 @@ def _attention_flops(matmuls, first=0):
     ``first``, key (..., S, E) the next)."""
     def flops(bsym):
         q, k = [x for x in bsym.flat_args if isinstance(x, TensorProxy)][first:first + 2]
-        return 2.0 * matmuls * math.prod(q.shape) * k.shape[-2]
+        return 2.0 * matmuls * _numel(q) * size_estimate(k.shape[-2])
     return flops
 
 
@@ -75,7 +76,7 @@ class CostModel:
         rule = FLOPS.get(bsym.sym.id)
         if rule is not None:
             return rule(bsym)
-        return float(sum(math.prod(p.shape) for p in bsym.flat_outs if isinstance(p, TensorProxy)))
+        return float(sum(_numel(p) for p in bsym.flat_outs if isinstance(p, TensorProxy)))
 
     def compute_us(self, bsym) -> float:
         """Time of ``bsym``'s arithmetic alone at this device's rate for its dtype."""

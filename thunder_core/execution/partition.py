@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ..ir import BoundSymbol, Trace, flat_proxies
-from ..ir.trace import subtraces
+from ..ir.trace import current_equalities, subtraces
 from .claims import (Claim, ClaimContext, Declined, Region, _decline_reason, region_boundary, region_callable,
                      region_key, region_symbol)
 from .cost import CostModel
@@ -176,6 +176,9 @@ def partition(trace: Trace, executors, model: CostModel | None = None, *, lower:
     op (the fallback executor's implementations) until their compile, in the background, is
     ready; ``wait_for_compile`` compiles them on their first call instead (tiered.py)."""
     model = model or CostModel()
+    eqs = current_equalities()
+    if eqs:  # sizes guards made equal after this trace was built (by the autograd split): one symbol
+        eqs.rewrite(trace)
     trace = materialize_numbers(trace)  # symbolic numbers used at the top level are computed there
     ranked = [(rank, ex, ex.implementations()) for rank, ex in enumerate(executors)]
     dispatch = {ex.name: model.dispatch(ex) for ex in executors}

@@ -19,7 +19,8 @@ runs meanwhile waits for ours instead of running beside it. Two FX traces at onc
 "CURRENT_PATCHER is None"); one compile thread beside a thread running eager ops is, once the
 compile's FX state is kept from the program's own FX tracing (``_install_fx_guards``: a
 ``make_fx``, ``torch.export`` or eager higher-order op with autograd on another thread waits for
-the running compile; nothing else does). At exit,
+the running compile; nothing else does; the compile's "FX trace in progress" flag is its own,
+so neither thread's trace makes the other's ``torch.compile``'d calls fail). At exit,
 queued compiles are dropped and the one running is waited for (a daemon thread still inside
 torch's C++ code when the interpreter finalizes aborts the process: measured).
 The compile thread shares the GIL with the program: while it compiles, Python-heavy calls on
@@ -34,8 +35,11 @@ import atexit
 import collections
 import contextlib
 import dataclasses
+import functools
+import inspect
 import threading
 import time
+import types
 
 import torch
 
@@ -219,7 +223,19 @@ def _install_fx_guards():
     "expected preserved node meta" in eager ``torch.cond``/``while_loop`` with autograd). So: the
     compiling thread's make_fx tracer is not published (its regions hold no higher-order ops,
     the only readers), and another thread entering make_fx or AOT autograd's node-meta scope
-    waits for a running compile instead of tracing beside it."""
+    waits for a running compile instead of tracing beside it.
+
+    Likewise torch.fx's "a trace is in progress" flag (``_is_fx_tracing_flag``, set and
+    restored by every ``Tracer.trace``, make_fx's included), which dynamo checks when a
+    ``torch.compile``'d function is called: the compile's make_fx made the program's compiled
+    functions raise "Detected that you are using FX to symbolically trace a dynamo-optimized
+    function"; the program's FX traces made a symbolic-number region's torch.compile fail the
+    same way; and an eager ``torch.cond``/``while_loop`` on the program's thread (which clears
+    the flag and sets back what it saw) left it set for good once a compile's make_fx ended in
+    between: every later torch.compile in the process failed (measured, in the suite). So the
+    compiling thread's traces keep their flag in private globals, and dynamo's check is False
+    there (it FX-traces nothing a compiled function is called in)."""
+    import torch.fx._symbolic_trace as st
     import torch.fx.experimental.proxy_tensor as pt
     import torch.fx.traceback as fx_traceback
 
@@ -240,9 +256,36 @@ def _install_fx_guards():
         with _FX_LOCK, preserve(enable):
             yield
 
+    trace, symbolic = st.Tracer.trace, st.is_fx_symbolic_tracing
+    fx_trace = inspect.unwrap(trace)  # (dynamo wraps it in torch._dynamo.disable)
+    private_trace = types.FunctionType(fx_trace.__code__, _PrivateGlobals(fx_trace.__globals__),
+                                       fx_trace.__name__, fx_trace.__defaults__, fx_trace.__closure__)
+    private_trace.__kwdefaults__ = fx_trace.__kwdefaults__
+
+    @functools.wraps(trace)
+    def aware_trace(self, *args, **kwargs):
+        return (private_trace if getattr(_COMPILING, "active", False) else trace)(self, *args, **kwargs)
+
+    @functools.wraps(symbolic)
+    def aware_symbolic():  # (a torch.compile wrapper keeps the one it finds when it is made)
+        return False if getattr(_COMPILING, "active", False) else symbolic()
+
     guarded_set_tracer._thunder_core = guarded_preserve._thunder_core = True
     pt._set_make_fx_tracer = guarded_set_tracer
     fx_traceback.preserve_node_meta = guarded_preserve
+    st.Tracer.trace, st.is_fx_symbolic_tracing = aware_trace, aware_symbolic
+
+
+class _PrivateGlobals(dict):
+    """The globals of the compiling thread's copy of ``Tracer.trace``: what it writes (the
+    tracing flag) stays here; every other name is read from torch.fx's module."""
+
+    def __init__(self, module_globals):
+        super().__init__(_is_fx_tracing_flag=False, __builtins__=module_globals["__builtins__"])
+        self.module_globals = module_globals
+
+    def __missing__(self, name):
+        return self.module_globals[name]  # (a KeyError: Python then looks in builtins)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -219,8 +219,8 @@ def build_prologue(cap: Capture, args, kwargs, *, check=True) -> Prologue:
             except NotRefetchable:
                 unchecked.append(g)
                 continue
-            if g.kind == TENSOR and _TensorGuards is not None and None not in g.value[0]:
-                tensors.append((var, g))  # checked together below, in C++ (symbolic sizes: in Python)
+            if g.kind == TENSOR and _TensorGuards is not None:
+                tensors.append((var, g))  # checked together below, in C++
             else:
                 _emit_check(b, var, g)
         if tensors and not _batch_tensor_check(b, tensors):
@@ -289,12 +289,16 @@ except Exception:  # noqa: BLE001 - an internal API: fall back to Python checks 
 
 def _batch_tensor_check(b: _Builder, tensors) -> bool:
     """Check all tensors with one TensorGuards call (type, dtype, device, requires_grad,
-    dispatch keys, sizes and strides). False if it cannot be built or rejects these very
-    tensors (then the caller emits Python checks)."""
+    dispatch keys, number of dims, sizes and strides). A tensor with symbolic sizes (``None``
+    in its guarded shape) has those sizes and all its strides unchecked there (its trace is
+    for any of them); that each symbolic size is 2 or more is checked after, in Python, on the
+    sizes the prologue fetches anyway for the computation. False if it cannot be built or
+    rejects these very tensors (then the caller emits Python checks)."""
     values = [b.values[b_prov] for b_prov in (g.prov for _, g in tensors)]
+    sizes = [list(v.size()) if None not in g.value[0] else list(g.value[0]) for v, (_, g) in zip(values, tensors)]
+    strides = [list(v.stride()) if None not in g.value[0] else [None] * v.dim() for v, (_, g) in zip(values, tensors)]
     try:
-        tg = _TensorGuards(*values, dynamic_dims_sizes=[list(v.size()) for v in values],
-                           dynamic_dims_strides=[list(v.stride()) for v in values])
+        tg = _TensorGuards(*values, dynamic_dims_sizes=sizes, dynamic_dims_strides=strides)
         if not tg.check(*values):
             return False
     except Exception:  # noqa: BLE001
@@ -303,6 +307,11 @@ def _batch_tensor_check(b: _Builder, tensors) -> bool:
     b.typed.update(var for var, _ in tensors)
     what = "; ".join(f"{var}: {g.describe()}" for var, g in tensors[:4]) + ("; ..." if len(tensors) > 4 else "")
     b.check(f"not {b.const(tg, 'TG')}.check({names})", f"tensors (and strides): {what}")
+    for _, g in tensors:
+        dims = [b.fetch(Provenance(ITEM, Provenance(ATTR, g.prov, "shape"), d))
+                for d, n in enumerate(g.value[0]) if n is None]
+        if dims:  # the same paths as the computation's size inputs (capture.py): fetched once
+            b.check(" or ".join(f"{v} < 2" for v in dims), f"symbolic sizes of {g.prov!r} are 2 or more")
     return True
 
 

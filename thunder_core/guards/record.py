@@ -104,6 +104,7 @@ class Capture:
     fn_name: str = "fn"
     arg_names: list = field(default_factory=list)  # parameter names of the positional arguments
     specialize: object = None  # guards a symbolic number's value needed after capture (ir.guarding)
+    equalities: object = None  # sizes unified by guards (ir.equalities), extended after capture too
     notes: list = field(default_factory=list)      # what tracing chose and why, for tc.explain
     nested: list = field(default_factory=list)     # [Nested]: jitted functions called inside, traced inline
     draws: list = field(default_factory=list)      # [Draw] in program order (their guards are DRAWN)

@@ -159,13 +159,16 @@ class NumberProxy(Proxy):
         trace = current_trace()
         if trace is None:
             return v  # outside any trace (cost models, heuristics): this call's value, no guard
-        from .trace import current_guard_sink
+        from .trace import current_equalities, current_guard_sink
 
         hook = getattr(trace, "specialize", None) or current_guard_sink()
         if hook is None:
             raise TypeError(f"The symbolic number {self.name} needs a concrete value ({kind}), which only a capture "
                             f"can guard; this trace ({getattr(trace, 'name', None)}) records no guards.")
         hook(self, kind, v)
+        eqs = current_equalities()
+        if eqs is not None:  # sizes the guard makes equal are one symbol from now on
+            eqs.learn(self, kind, v)
         return v
 
     def __bool__(self):
@@ -320,6 +323,13 @@ class TensorProxy(Proxy):
             shape = tuple(s if type(s) is NumberProxy and s.symbolic else s.__index__() for s in self.shape)
         except (TypeError, AttributeError):
             raise TypeError(f"TensorProxy {self.name}: shape must be a sequence of ints, got {self.shape!r}.") from None
+        if any(type(s) is NumberProxy for s in shape):
+            from .trace import current_equalities
+
+            eqs = current_equalities()
+            if eqs is not None:  # sizes unified by guards: the class's representative, now and after a merge
+                shape = eqs.shape(shape)
+                eqs.track(self, shape)
         if any(type(s) is int and s < 0 for s in shape):
             raise ValueError(f"TensorProxy {self.name}: shape {shape} has a negative dimension.")
         if not isinstance(self.dtype, torch.dtype):

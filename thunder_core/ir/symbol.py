@@ -46,9 +46,9 @@ import torch
 
 from .printing import annotation, print_value
 from .proxies import Proxy, TensorProxy, flat_proxies, is_valid_name
-from .trace import current_trace
+from .trace import current_equalities, current_trace
 
-__all__ = ["Symbol", "BoundSymbol", "TracingError"]
+__all__ = ["Symbol", "BoundSymbol", "TracingError", "without_unused_numbers"]
 
 
 class TracingError(RuntimeError):
@@ -124,6 +124,9 @@ class Symbol:
                 f"trace through Trace.python_callable(impls) to execute implementations.")
         if trace.resolve_inputs is not None:
             args, kwargs = trace.resolve_inputs(args, kwargs)
+        eqs = current_equalities()
+        if eqs:  # sizes guards made equal: the call takes one symbol for them
+            args, kwargs = eqs.canonical_value(args), eqs.canonical_value(kwargs)
         if self.decomposition is None:
             out, subsymbols = self.meta(*args, **kwargs), ()
             if not torch.is_grad_enabled():
@@ -131,11 +134,12 @@ class Symbol:
         else:
             with trace.scope() as recorded:
                 out = self.decomposition(*args, **kwargs)
-            subsymbols = tuple(recorded)
             if out is NotImplemented:  # declined for this call: the op is recorded whole
                 out, subsymbols = self.meta(*args, **kwargs), ()
                 if not torch.is_grad_enabled():
                     out = without_grad(out)
+            else:
+                subsymbols = without_unused_numbers(recorded, out)
         outs = _check_output(self, out)
         input_ids = {id(p) for p in flat_proxies((args, kwargs))}
         reused = [p for p in outs if id(p) in input_ids]
@@ -150,8 +154,27 @@ class Symbol:
                 f"its outputs, so an input cannot be one (it would be defined twice). Make the "
                 f"{'decomposition' if self.decomposition else 'meta function'} return a new proxy.")
         bsym = BoundSymbol(self, args, kwargs, out, subsymbols, source=trace.current_source)
+        if eqs is not None:  # a later merge of a size it takes rewrites it
+            eqs.track(bsym, bsym.flat_args)
         trace.record(bsym)
         return out
+
+
+def without_unused_numbers(bsyms, output) -> tuple:
+    """``bsyms`` without the number primitives (``prims.py_*``) whose results nothing after
+    them uses nor ``output`` holds: a branch's predicate or a shape check in a meta
+    (``b0 = py_eq(x_0, t_0)``) is a guard of the prologue, which computes it itself, not a
+    computation of the trace."""
+    if not any(b.sym.id.startswith("prims.py_") for b in bsyms):
+        return tuple(bsyms)
+    live = {id(p) for p in flat_proxies(output)}
+    kept = []
+    for b in reversed(bsyms):
+        if b.sym.id.startswith("prims.py_") and not any(id(o) in live for o in b.flat_outs):
+            continue
+        kept.append(b)
+        live.update(id(p) for p in b.flat_args)
+    return tuple(reversed(kept))
 
 
 def without_grad(out):

@@ -50,11 +50,12 @@ from typing import Any, Callable, Iterator, Mapping
 from .printing import NAMESPACES, PRINTER_GLOBALS, PRINTERS, PrintingError, annotation, format_source, print_value
 from .proxies import Proxy, flat_proxies, is_valid_name, proxy
 
-__all__ = ["Trace", "tracing", "current_trace", "guarding", "current_guard_sink", "use_hints", "subtraces",
-           "all_subtraces"]
+__all__ = ["Trace", "tracing", "current_trace", "guarding", "current_guard_sink", "current_equalities", "use_hints",
+           "subtraces", "all_subtraces"]
 
 _CURRENT: ContextVar[Trace | None] = ContextVar("thunder_core_current_trace", default=None)
 _GUARDS: ContextVar[Callable | None] = ContextVar("thunder_core_guard_sink", default=None)
+_EQUALITIES: ContextVar[object] = ContextVar("thunder_core_equalities", default=None)
 _COMPILED = itertools.count()
 _INDENT = "  "
 
@@ -86,16 +87,27 @@ def current_guard_sink() -> Callable | None:
     return _GUARDS.get()
 
 
+def current_equalities():
+    """The :class:`~thunder_core.ir.equalities.Equalities` of the capture being built or
+    lowered (sizes unified by guards), or None."""
+    trace = _CURRENT.get()
+    found = getattr(trace, "equalities", None) if trace is not None else None
+    return found if found is not None else _EQUALITIES.get()
+
+
 @contextmanager
-def guarding(sink: Callable) -> Iterator[None]:
+def guarding(sink: Callable, equalities=None) -> Iterator[None]:
     """Inside the block, ``sink(number_proxy, kind, value)`` records the guards that passes
     after capture need (autograd and decompositions re-running metas on symbolic shapes): a
-    compile builds its prologue after lowering, so these guards are checked like the capture's."""
-    token = _GUARDS.set(sink)
+    compile builds its prologue after lowering, so these guards are checked like the capture's.
+    ``equalities``: the capture's :class:`~thunder_core.ir.equalities.Equalities`, which these
+    guards extend."""
+    token, etoken = _GUARDS.set(sink), _EQUALITIES.set(equalities)
     try:
         yield
     finally:
         _GUARDS.reset(token)
+        _EQUALITIES.reset(etoken)
 
 
 @dataclass(eq=False)
@@ -125,6 +137,9 @@ class Trace:
     #: kwargs)`` replaces real values reaching a symbol call (a tensor the program got along a
     #: path the frontend did not see) by proxies, or raises saying why it cannot. None: no hook.
     resolve_inputs = None
+    #: The capture's :class:`~thunder_core.ir.equalities.Equalities` (symbolic sizes unified
+    #: by guards) while it is being built, else None.
+    equalities = None
     #: A hook of the frontend: ``known_value(tensor_proxy)`` -> the tensor's contents
     #: (``tolist()``) when the frontend knows and guards them (a small input tensor), else None.
     #: Ops whose result shapes depend on a tensor's values use it (``registry.known_value``).

@@ -29,6 +29,7 @@ import torch.nn.functional as _F
 
 from ..ir import tensor_proxy
 from ..ir.traits import ELEMENTWISE, MATMUL, NORMALIZATION, REDUCTION, TRANSCENDENTAL
+from .prims_shape import same_shape
 from .registry import F, T, torch_op
 
 aten = torch.ops.aten
@@ -326,7 +327,7 @@ def _sdpa_backward_meta(grad_output, query, key, value, *rest, **kwargs):
 
 def _heads_summed(g, like):
     """A gradient of heads repeated for GQA summed back onto ``like``'s heads."""
-    if g.shape == like.shape:
+    if same_shape(g.shape, like.shape):
         return g
     *batch, h, s, e = g.shape
     groups = h // like.shape[-3]

@@ -45,6 +45,7 @@ from ..ir.proxies import TENSOR_PROPERTIES
 from ..ir.traits import ELEMENTWISE, INPLACE, TRANSCENDENTAL, VIEW
 from . import prims
 from .prims_elementwise import KINDS, dtype_kind, number_type
+from .prims_shape import same_shape
 from .prims_shape import broadcast_shapes  # noqa: F401 - used here and re-exported (ltorch ops import it from here)
 from .registry import TORCH_CALLS, TORCH_IMPLS, T, fake_meta, torch_op
 
@@ -123,7 +124,7 @@ def convert(x, dtype: torch.dtype):
 
 
 def _expand(t: TensorProxy, shape: tuple) -> TensorProxy:
-    if t.shape == shape:
+    if same_shape(t.shape, shape):
         return t
     return prims.broadcast_in_dim(t, shape=shape, broadcast_dimensions=tuple(range(len(shape) - t.ndim, len(shape))))
 
@@ -230,7 +231,7 @@ def _inplace_meta(sid: str):
     def meta(*args, **kwargs):
         t = _tensor(sid, args[0], "self")
         shape = broadcast_shapes(*(a.shape for a in args if isinstance(a, TensorProxy)), name=sid)
-        if shape != t.shape:  # (fake tensors would resize the output with a warning instead)
+        if not same_shape(shape, t.shape):  # (fake tensors would resize the output with a warning instead)
             raise RuntimeError(f"{sid}: the output {t.name} with shape {list(t.shape)} doesn't match the broadcast "
                                f"shape {list(shape)} of the inputs; in-place ops cannot grow their input.")
         plain = [a.replace(requires_grad=False) if isinstance(a, TensorProxy) else a for a in args]

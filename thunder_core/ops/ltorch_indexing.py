@@ -27,7 +27,7 @@ import torch
 from ..ir import NumberProxy, TensorProxy, TracingError, tensor_proxy
 from . import prims
 from .ltorch_shape import expanded, reshaped
-from .prims_shape import canonical_dim
+from .prims_shape import broadcast_shapes, canonical_dim
 from .registry import T, fake_meta, torch_op
 
 _INDEX_TYPES = "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices"
@@ -70,12 +70,39 @@ def _getitem_meta(input, index):
     return _fake_getitem(input, _static_index(index))
 
 
+def _index_meta(input, index):
+    """``input[index]`` with several advanced indices, as torch shapes it (after ints, slices
+    and None): the indices broadcast together, in place of their dims when those are adjacent,
+    else in front. Sizes stay symbolic (no fake-tensor run)."""
+    _, _, _, view, advanced, selects = _plan(input, index if type(index) is tuple else (index,))
+    for p, _ in reversed(selects):  # 0-d index tensors take one position and drop the dim
+        del view[p]
+        advanced = [(q - (q > p), i) for q, i in advanced]
+    pos = [q for q, _ in advanced]
+    shape = list(broadcast_shapes(*(i.shape if isinstance(i, TensorProxy) else _list_shape(i) for _, i in advanced),
+                                  name="index"))
+    if pos == list(range(pos[0], pos[0] + len(pos))):
+        out = view[:pos[0]] + shape + view[pos[-1] + 1:]
+    else:
+        out = shape + [n for k, n in enumerate(view) if k not in pos]
+    return tensor_proxy(out, input.dtype, input.device, input.requires_grad)
+
+
+def _list_shape(x) -> tuple:
+    """The shape of nested lists of ints."""
+    shape = []
+    while isinstance(x, list):
+        shape.append(len(x))
+        x = x[0] if x else None
+    return tuple(shape)
+
+
 def _setitem_meta(input, index, value):
     return _fake_setitem(input, _static_index(index), value)
 
 
 @torch_op(name="index", inputs=("input", "index"), impl=lambda args, kwargs: args[0][args[1]],
-          meta=_getitem_meta)
+          meta=_index_meta)
 def advanced_index(input, index):
     """Advanced indexing with several index tensors (no decomposition): ``input[index]``."""
 
@@ -99,8 +126,10 @@ def _constant_index(entry, n: int, where: str):
     return norm(list(entry))
 
 
-def _basic(a: TensorProxy, entries):
-    """Applies ints, slices, None and bools; returns (view, [(dim of view, advanced index)])."""
+def _plan(a: TensorProxy, entries):
+    """What ``a[entries]``'s ints, slices, None and bools do, computed without recording ops:
+    ``(lo, hi, st, view, advanced, selects)``: the slice bounds per dim, the shape of the view
+    after them, ``[(dim of view, advanced index)]`` and ``[(dim of view, 0-d index tensor)]``."""
     consumed = sum(e.ndim if isinstance(e, TensorProxy) and e.dtype in (torch.bool, torch.uint8)
                    else 0 if e is None or isinstance(e, bool) or e is Ellipsis else 1 for e in entries)
     if sum(e is Ellipsis for e in entries) > 1:
@@ -154,6 +183,12 @@ def _basic(a: TensorProxy, entries):
         else:
             raise IndexError(f"{_INDEX_TYPES} (got {type(e).__name__})")
     view += a.shape[d:]
+    return lo, hi, st, view, advanced, selects
+
+
+def _basic(a: TensorProxy, entries):
+    """Applies ints, slices, None and bools; returns (view, [(dim of view, advanced index)])."""
+    lo, hi, st, view, advanced, selects = _plan(a, entries)
     if lo != [0] * a.ndim or hi != list(a.shape) or st != [1] * a.ndim:
         a = prims.slice(a, start_indices=lo, end_indices=hi, strides=st)
     a = reshaped(a, view)

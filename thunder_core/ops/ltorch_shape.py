@@ -28,7 +28,7 @@ from ..ir import NumberProxy, TensorProxy, TracingError, tensor_proxy
 from ..ir.proxies import TENSOR_PROPERTIES
 from ..ir.traits import SHAPE, VIEW
 from . import prims
-from .prims_shape import canonical_dim, canonical_dims
+from .prims_shape import canonical_dim, canonical_dims, same_shape
 from .registry import T, torch_op
 
 
@@ -37,7 +37,7 @@ from .registry import T, torch_op
 def reshaped(a: TensorProxy, shape) -> TensorProxy:
     """``prims.reshape(a)`` to ``shape``, or ``a`` itself when the shape is already that."""
     shape = tuple(shape)
-    return a if shape == a.shape else prims.reshape(a, shape=shape)
+    return a if same_shape(shape, a.shape) else prims.reshape(a, shape=shape)
 
 
 def sliced(a: TensorProxy, dim: int, start: int, stop: int, step: int = 1) -> TensorProxy:
@@ -69,7 +69,7 @@ def infer_shape(numel: int, shape, what: str = "shape") -> tuple[int, ...]:
 def expanded(a: TensorProxy, shape) -> TensorProxy:
     """``a`` broadcast (torch rules, already checked) to ``shape``, or ``a`` if it has that shape."""
     shape = tuple(shape)
-    if shape == a.shape:
+    if same_shape(shape, a.shape):
         return a
     lead = len(shape) - a.ndim
     return prims.broadcast_in_dim(a, shape=shape, broadcast_dimensions=tuple(range(lead, len(shape))))

@@ -18,7 +18,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from ..ir import Symbol, TracingError
 from ..ir import proxies as _proxies
 from ..ir.printing import NAMESPACES, PrintingError, print_value
-from ..ir.proxies import flat_proxies
+from ..ir.proxies import NumberProxy, TensorProxy, flat_proxies
 from . import registry
 
 NAMESPACES.setdefault("opaque", "thunder_core.ops.opaque_ns")
@@ -106,11 +106,13 @@ def opaque_entry(fn):
         nonlocal sym
         named = named_meta(*args, **kwargs)  # torch.cummax's torch.return_types.cummax, ...
         effect = False
-        if not flat_proxies(named):
+        if not any(type(p) is TensorProxy for p in flat_proxies(named)):
             if not flat_proxies((args, kwargs)):
                 return fn(*args, **kwargs)  # no tensors in or out: run it now, natively
             if not writes and _is_metadata(named):
-                return named  # a metadata query on traced tensors (a size, a dtype): a constant
+                # a metadata query on traced tensors (a dtype, a size, a stride): a constant, or
+                # the number proxies of symbolic sizes (the fake run's SymInts, translated back)
+                return named
             # A call made for its effect on traced tensors (it writes into one, or returns None:
             # an assertion, a collective) is recorded to run on every call, in program order;
             # one returning an object made from fake tensors (a Work, a storage), or whose
@@ -182,7 +184,7 @@ def _is_metadata(x) -> bool:
     (a call made for its effect) nor an object (a handle, a storage)."""
     if type(x) in (tuple, list):
         return all(_is_metadata(y) for y in x)
-    return isinstance(x, _PLAIN)
+    return isinstance(x, _PLAIN) or type(x) is NumberProxy
 
 
 def _printable(x) -> bool:

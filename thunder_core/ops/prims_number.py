@@ -9,9 +9,12 @@ value this call gives it, and its ``expr`` lets the prologue evaluate it again w
 depends on it.
 
 What is known for every call is not recorded (:func:`simplified`): identities (``n * 1``,
-``n + 0``, ``n // 1``, ``b == True``) give the operand, and comparisons decided by a lower
-bound (a symbolic dimension is at least 2, so ``d >= 0`` is True and ``d == -1`` False) give
-the constant, so shape checks in meta functions add no guards they do not need.
+``n + 0``, ``n // 1``, ``b == True``) give the operand, constant factors of an int are
+folded (``(n * 4) * 16`` is ``n * 64``, ``(n * 64) // 64`` is ``n``, ``(n * 64) % 64`` is 0:
+what reshape's checks of a numel compute), and comparisons decided by a lower bound (a
+symbolic dimension is at least 2, so ``d >= 0`` is True and ``d == -1`` False) give the
+constant, so shape checks in meta functions add no guards they do not need (each guard is
+computed again on every call).
 
 Semantics are Python's (the implementation is the ``operator``/``math`` function itself);
 the result's type is the type Python gives (``int / int`` is a float, ``n > 5`` a bool). The
@@ -22,6 +25,7 @@ them (the torch executor), never fused into device kernels.
 from __future__ import annotations
 
 from ..ir.proxies import NUMBER_FUNCTIONS, NUMBER_METHODS, NUMBER_PREFIXES, NumberProxy, number_proxy
+from ..ir.trace import current_equalities
 from .registry import prim
 
 __all__ = ["NUMBER_OPS", "simplified", "lower_bound"]
@@ -49,16 +53,21 @@ def _is_const(x, v) -> bool:
     return type(x) is type(v) and x == v
 
 
-def same(a, b) -> bool:
-    """True if ``a`` and ``b`` are the same number on every call: one proxy, equal
-    constants, or the same operation on the same operands."""
+def same(a, b, eqs=None) -> bool:
+    """True if ``a`` and ``b`` are the same number on every call: one proxy (or one class of
+    ``eqs``, sizes unified by guards), equal constants, or the same operation on the same
+    operands."""
     if a is b:
         return True
+    if eqs:
+        ra, rb = eqs.find(a), eqs.find(b)
+        if ra is rb or (type(ra) is type(rb) and type(ra) in NUMBER_PREFIXES and ra == rb):
+            return True
     if type(a) is not NumberProxy or type(b) is not NumberProxy:
         return type(a) is type(b) and type(a) in NUMBER_PREFIXES and a == b
     if a.expr is None or b.expr is None or a.expr[0] is not b.expr[0] or len(a.expr[1]) != len(b.expr[1]):
         return False
-    return all(same(x, y) for x, y in zip(a.expr[1], b.expr[1]))
+    return all(same(x, y, eqs) for x, y in zip(a.expr[1], b.expr[1]))
 
 
 def _offset(x):
@@ -71,21 +80,52 @@ def _offset(x):
     return x, k
 
 
-def simplified(key: str, args):
+_MUL = NUMBER_FUNCTIONS["mul"]
+
+
+def _scaled(x):
+    """``(base, c)`` with ``x == base * c`` for an int proxy made by multiplying by constants."""
+    c = 1
+    while type(x) is NumberProxy and x.expr is not None and x.expr[0] is _MUL:
+        a, b = x.expr[1]
+        if type(b) is int and type(a) is NumberProxy:
+            c, x = c * b, a
+        elif type(a) is int and type(b) is NumberProxy:
+            c, x = c * a, b
+        else:
+            break
+    return x, c
+
+
+def _int_proxy(x) -> bool:
+    return type(x) is NumberProxy and x.python_type is int
+
+
+def simplified(key: str, args, eqs=None):
     """What ``key(*args)`` is without recording it (an operand, a constant or a simpler
-    recorded op), or ``_NONE``."""
+    recorded op), or ``_NONE``. ``eqs``: the capture's sizes unified by guards."""
     if len(args) == 1:
         (a,) = args
         if key == "abs" and type(a) is NumberProxy and (lower_bound(a) or -1) >= 0:
             return a
         return _NONE
     a, b = args
+    if key == "mul" and type(a) is int and _int_proxy(b):
+        a, b = b, a  # (the constant factor on the right)
+    if key in ("mul", "floordiv", "mod") and type(b) is int and b != 0 and _int_proxy(a):
+        base, c = _scaled(a)
+        if key == "mul" and c != 1:  # (n * 4) * 16 is n * 64
+            return NUMBER_METHODS["mul"](base, c * b)
+        if key == "floordiv" and b > 0 and c % b == 0 and base is not a:  # (n * 64) // 16 is n * 4
+            return base if c == b else NUMBER_METHODS["mul"](base, c // b)
+        if key == "mod" and c % b == 0:  # (n * 64) % 16 is 0
+            return 0
     if key in ("add", "sub") and type(b) is int and type(a) is NumberProxy and a.python_type is int:
         base, k = _offset(a)  # (x + 1) - 1 is x
         if base is not a:
             k += b if key == "add" else -b
             return base if k == 0 else NUMBER_METHODS["add" if k > 0 else "sub"](base, abs(k))
-    if key in ("lt", "le", "gt", "ge", "eq", "ne") and same(a, b):
+    if key in ("lt", "le", "gt", "ge", "eq", "ne") and same(a, b, eqs):
         return key in ("le", "ge", "eq")
     if key in ("add", "sub", "or", "xor") and _is_const(b, 0) and type(a) is NumberProxy and a.python_type is int:
         return a
@@ -153,8 +193,21 @@ def _define(name: str, fn):
     sym = prim(f"py_{name}")(meta)
 
     def method(*args):
-        out = simplified(name, args)
-        return sym(*args) if out is _NONE else out
+        eqs = current_equalities()
+        if eqs is not None:
+            args = eqs.canonical(args)  # sizes unified by guards: one symbol
+            if not any(type(a) is NumberProxy for a in args):
+                return fn(*args)  # constants now (a size guarded equal to one)
+        out = simplified(name, args, eqs)
+        if out is not _NONE:
+            return out
+        if eqs is None:
+            return sym(*args)
+        key = (name, tuple(id(a) if type(a) is NumberProxy else (type(a), repr(a)) for a in args))
+        made = eqs.made.get(key)  # the same operation on the same numbers: the number made the first time
+        if made is None:
+            made = eqs.made[key] = sym(*args)
+        return made
 
     return method
 

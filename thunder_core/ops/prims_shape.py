@@ -90,6 +90,13 @@ def broadcast_shapes(*shapes, name: str = "broadcast") -> tuple[int, ...]:
     return tuple(out)
 
 
+def same_shape(a, b) -> bool:
+    """``tuple(a) == tuple(b)``, ranks first: Python compares tuples item by item before their
+    lengths, so ``(3,) == (n, 3)`` would guard ``n == 3`` of a symbolic size for an outcome
+    that cannot matter (and compile again for a batch of 3)."""
+    return len(a) == len(b) and tuple(a) == tuple(b)
+
+
 def _check_shape(name: str, shape) -> tuple[int, ...]:
     shape = tuple(shape)
     if any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in shape):

@@ -55,8 +55,19 @@ def recomputable(bsym, fusing: bool = True) -> bool:
     return fusing and not tags.isdisjoint(_CHEAP)
 
 
+def size_estimate(s) -> int:
+    """A size for estimates: a symbolic size counts as this trace's value (its hint; 2 when
+    known only at run time). Never what runs: plain arithmetic, no number ops recorded or guarded."""
+    return s if type(s) is int else (s.hint if s.hint is not None else 2)
+
+
+def numel(p) -> int:
+    """Elements of the tensor proxy ``p`` for estimates (see :func:`size_estimate`)."""
+    return math.prod(map(size_estimate, p.shape))
+
+
 def nbytes(p) -> int:
-    return math.prod(p.shape) * p.dtype.itemsize if isinstance(p, TensorProxy) else 0
+    return numel(p) * p.dtype.itemsize if isinstance(p, TensorProxy) else 0
 
 
 def saved_bytes(saved) -> int:

@@ -105,8 +105,10 @@ def _(b, *cts):
 
     params = [*(like(p) for p in (*gc0, *ga0)),
               *(like(p, shape=p.shape[1:]) for p in scanned), *(like(a) for a in additional)]
-    sub, _ = record_subtrace(step, params, "scan_combine_vjp")
-    out = ho.scan((*gc0, *ga0), tuple(scanned), tuple(additional), combine_fn=sub, dim=0, reverse=not reverse)
+    # what the step reads from the enclosing trace besides its parameters (a symbolic size the
+    # VJP's ops take) comes in as more additional inputs, after the forward's
+    sub, free = record_subtrace(step, params, "scan_combine_vjp")
+    out = ho.scan((*gc0, *ga0), tuple(scanned), (*additional, *free), combine_fn=sub, dim=0, reverse=not reverse)
     g = dict(zip(wc, out[:len(wc)]))
     g.update(zip(wa, out[len(wc):ncar]))
     g.update((i, gx.movedim(0, dim)) for i, gx in zip(wx, out[ncar:]))

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 
-from thunder_core.extend import Artifact
+from thunder_core.extend import Artifact, RegionNumbers
 
 from .graphs import describe, steps
 from .library import sm_for, versions
@@ -67,7 +67,9 @@ def artifacts(region, profile):
     (``graph.inspect()`` with the roles and what was checked), built for ``sm_<arch>`` of the
     target; the note says what passed and what could not be checked without a device."""
     sm = sm_for(profile)
-    for b in region.bsyms:
+    numbers = RegionNumbers(region)
+    sizes = ", ".join(f"{p.name}={v}" for p, v in zip(numbers.symbols, numbers.hints()))
+    for b in numbers.concrete().bsyms:  # symbolic sizes: the example's (calls build graphs for their own)
         spec = spec_of(b)
         if isinstance(spec, str):
             continue
@@ -78,4 +80,6 @@ def artifacts(region, profile):
             note = (f"{step.name} for sm_{sm} ({b.sym.id}): built; {', '.join(passed) or 'validate partly'} passed; "
                     f"not checked without a device: "
                     f"{', '.join(k for k, v in checked.items() if not v.startswith('passed'))}")
+            if sizes:
+                note += f"; for the example's sizes ({sizes}): at run time a graph is built per call's sizes"
             yield Artifact("cudnn-graph", json.dumps(content, indent=1, default=str), note)

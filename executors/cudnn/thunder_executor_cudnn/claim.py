@@ -9,9 +9,11 @@ claim (:mod:`.cost`).
 
 from __future__ import annotations
 
+from thunder_core.extend import RegionNumbers
+
 from .cost import claim_us, describe
 from .library import sm_for
-from .specs import CLAIMED_IDS, Attention, spec_of
+from .specs import CLAIMED_IDS, Attention, hinted, spec_of
 
 #: largest head dim (query/key and value) of cuDNN's fused fp16/bf16 attention per architecture,
 #: forward and backward: d <= 256 on Ampere/Ada and Hopper (cuDNN's SDPA support matrix for
@@ -40,10 +42,10 @@ def claim(bsyms, ctx):
     for i, b in enumerate(bsyms):
         if b.sym.id not in CLAIMED_IDS or ctx.check(b) is not None:
             continue
-        spec = spec_of(b)
+        spec = spec_of(hinted(b))  # (symbolic sizes: this trace's; calls build graphs for their own)
         reason = arch_reason(spec, sm)
         if reason is not None:
             ctx.decline(i, i + 1, reason)
             continue
-        region = ctx.region(i, i + 1)
-        yield ctx.claim(i, i + 1, claim_us(b, spec, region, ctx), lower, describe(spec))
+        region = RegionNumbers(ctx.region(i, i + 1)).concrete()
+        yield ctx.claim(i, i + 1, claim_us(region.bsyms[0], spec, region, ctx), lower, describe(spec))

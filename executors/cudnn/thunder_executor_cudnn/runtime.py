@@ -13,6 +13,8 @@ import threading
 
 import torch
 
+from thunder_core.extend import RegionNumbers
+
 from .graphs import steps
 from .library import cudnn, sm_of_device
 from .specs import Attention, spec_of
@@ -106,7 +108,28 @@ def run_norm(spec, x, weight, bias=None, grad=None):
 
 def lower(region):
     """The callable running the region's one symbol with cuDNN: takes ``region.inputs``,
-    returns the tuple of ``region.outputs``."""
+    returns the tuple of ``region.outputs``. With symbolic sizes (``cache="symbolic
+    values"``) it specialises per call: each call's sizes (``RegionNumbers.resolver``) key a
+    cache of callables lowered for the region made concrete, whose graphs are built once per
+    spec (:func:`.graphs.steps`)."""
+    numbers = RegionNumbers(region)
+    if not numbers.symbols:
+        return _lowered(region)
+    values_of, by_values = numbers.resolver(), {}
+
+    def run(*values):
+        sizes = values_of(values)
+        fn = by_values.get(sizes)
+        if fn is None:
+            fn = by_values[sizes] = _lowered(numbers.concrete(sizes))
+        return fn(*values)
+
+    run.__name__ = f"cudnn_{region.bsyms[0].sym.name}"
+    return run
+
+
+def _lowered(region):
+    """:func:`lower` for a region with static shapes."""
     (b,) = region.bsyms
     spec = spec_of(b)
     args = list(b.args)

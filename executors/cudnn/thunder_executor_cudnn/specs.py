@@ -5,6 +5,10 @@ A spec holds everything a graph depends on (kind, sizes, dtypes, causal flag, sc
 shape, eps), so specs key the graph cache (one graph per structure, as ``region_key`` would)
 and the differential tests compare built graphs against them. Checks that depend on the
 target architecture (head-dim limits) are in :mod:`.claim`, which knows the target.
+
+cuDNN graphs have fixed dims. A symbol with symbolic sizes (``cache="symbolic values"``, the
+default) is read with this trace's sizes (:func:`hinted`) for checks, costs and ``tc.plan``'s
+graphs; at run time its graphs are built per concrete sizes of the call (``runtime.lower``).
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from dataclasses import dataclass
 
 import torch
 
-from thunder_core.extend import NumberProxy, TensorProxy
+from thunder_core.extend import NumberProxy, RegionNumbers, TensorProxy
 
 from .library import IO_DTYPES, NORM_DTYPES
 
@@ -218,8 +222,15 @@ def norm_spec(bsym) -> Norm | str:
     return Norm(kind, backward, n, c, x.dtype, float(eps), mask)
 
 
+def hinted(bsym):
+    """``bsym`` with this trace's values (hints) in place of its symbolic sizes and numbers
+    (itself when it has none): what checks, costs and ahead-of-time graphs read."""
+    return RegionNumbers(bsym).concrete_bsym()
+
+
 def spec_of(bsym) -> Attention | Norm | str:
-    """The spec of a claimed symbol, or the reason it is declined."""
+    """The spec of a claimed symbol (with concrete sizes: see :func:`hinted`), or the reason
+    it is declined."""
     if bsym.sym.id in ATTENTION_IDS:
         return attention_spec(bsym)
     if bsym.sym.id in NORM_IDS:
@@ -229,5 +240,5 @@ def spec_of(bsym) -> Attention | Norm | str:
 
 def check(bsym) -> str | None:
     """The executor's checker: None for a call cuDNN can run (on some architecture), else why not."""
-    spec = spec_of(bsym)
+    spec = spec_of(hinted(bsym))
     return spec if isinstance(spec, str) else None

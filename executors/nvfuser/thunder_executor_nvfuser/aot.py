@@ -28,11 +28,12 @@ def artifacts(region, profile):
 
     from .definition import build
 
-    fd = build(region)
+    fd, extra = build(region)
     version = nvfuser_direct.version() if hasattr(nvfuser_direct, "version") else "?"
     inputs = len(fd.fusion.inputs())
     outputs = len(fd.fusion.outputs())
-    note = (f"nvFuser {version} definition of {len(region.bsyms)} symbols, {inputs} inputs (contiguous), "
+    sizes = f", {len(extra)} of them symbolic sizes computed per call" if extra else ""
+    note = (f"nvFuser {version} definition of {len(region.bsyms)} symbols, {inputs} inputs (contiguous{sizes}), "
             f"{outputs} outputs; for {profile.name}: built without a GPU, not scheduled, compiled or run")
     made = [Artifact("nvfuser-fusion", repr(fd), note),
             Artifact("nvfuser-math", fd.fusion.print_math(), note)]

@@ -2,7 +2,8 @@
 
 :class:`FdBuilder` is the builder :func:`.translate.translate` emits to: inputs become
 ``fd.define_tensor(shape=, contiguity=, dtype=, is_cpu=False, stride_order=)`` and
-``fd.define_scalar(dtype=)``, constants ``fd.define_scalar(value, dtype=)``, operations
+``fd.define_scalar(dtype=)`` (the region's number inputs, then the symbolic numbers it needs
+as extra inputs), constants ``fd.define_scalar(value, dtype=)``, operations
 ``fd.ops.<name>(...)``, and a result whose dtype nvFuser inferred differently from the
 trace's gets an ``fd.ops.cast``. :func:`build` returns the finished definition. Building needs
 no GPU (only executing and printing kernels do).
@@ -54,18 +55,20 @@ def _dtype_name(dtype):
 
 
 def build(region, input_layouts=None):
-    """The ``FusionDefinition`` of ``region`` (inputs described by ``input_layouts``, one
-    :class:`.layout.Layout` per tensor input; contiguous when None). Raises
-    :class:`.ops.Unsupported`, or nvFuser's own error, when it cannot be defined."""
+    """``(fd, extra)``: the ``FusionDefinition`` of ``region`` (inputs described by
+    ``input_layouts``, one :class:`.layout.Layout` per tensor input; contiguous when None),
+    and its extra scalar inputs after the region's (symbolic numbers, see :mod:`.translate`:
+    indices into ``RegionNumbers(region).symbols``). Raises :class:`.ops.Unsupported`, or
+    nvFuser's own error, when it cannot be defined."""
     from nvfuser_direct import DataType, FusionDefinition
 
     fd = FusionDefinition()
     fd.__enter__()
     try:
-        translate(region, FdBuilder(fd, DataType), input_layouts)
+        extra = translate(region, FdBuilder(fd, DataType), input_layouts)
     finally:
         fd.__exit__(None, None, None)  # leaves the definition; with no exception given, prints nothing
-    return fd
+    return fd, extra
 
 
 def rebuild(source: str):

@@ -26,9 +26,10 @@ class Layout(NamedTuple):
 
 
 def contiguous(shape) -> Layout:
-    """A dense row-major tensor of ``shape``."""
-    shape = tuple(int(s) for s in shape)
-    return Layout(tuple(1 if s == 1 else -1 for s in shape), tuple(None if s == 1 else True for s in shape),
+    """A dense row-major tensor of ``shape`` (a symbolic size is never 1: sizes 0 and 1 stay
+    constants in traces)."""
+    one = tuple(type(s) is int and s == 1 for s in shape)
+    return Layout(tuple(1 if o else -1 for o in one), tuple(None if o else True for o in one),
                   tuple(range(len(shape) - 1, -1, -1)))
 
 

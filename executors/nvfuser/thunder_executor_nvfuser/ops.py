@@ -43,6 +43,14 @@ def _ints(x, what: str) -> list:
     return out
 
 
+def _sizes(em, x, what: str) -> list:
+    """A shape, bounds or widths (``what``, for errors): ints, and scalars of the definition
+    for symbolic sizes."""
+    if not isinstance(x, (tuple, list)):
+        raise Unsupported(f"{what} {x!r} is not a sequence of sizes")
+    return [em.size(v) for v in x]
+
+
 def _unary(name):
     def emit(em, b):
         return em.op(name, em.value(b.args[0]))
@@ -68,13 +76,13 @@ def _convert(em, b):
 
 def _broadcast_in_dim(em, b):
     a = em.value(b.args[0])
-    shape = _ints(arg(b, 1, "shape"), "shape")
+    shape = _sizes(em, arg(b, 1, "shape"), "shape")
     dims = _ints(arg(b, 2, "broadcast_dimensions"), "broadcast_dimensions")
     return em.op("broadcast_in_dim", a, shape=shape, broadcast_dims=dims)
 
 
 def _reshape(em, b):
-    return em.op("reshape", em.value(b.args[0]), new_shape=_ints(arg(b, 1, "shape"), "shape"))
+    return em.op("reshape", em.value(b.args[0]), new_shape=_sizes(em, arg(b, 1, "shape"), "shape"))
 
 
 def _transpose(em, b):
@@ -87,8 +95,8 @@ def _squeeze(em, b):
 
 def _slice(em, b):
     a = b.args[0]
-    starts = _ints(arg(b, 1, "start_indices"), "start_indices")
-    ends = _ints(arg(b, 2, "end_indices"), "end_indices")
+    starts = _sizes(em, arg(b, 1, "start_indices"), "start_indices")
+    ends = _sizes(em, arg(b, 2, "end_indices"), "end_indices")
     strides = arg(b, 3, "strides")
     strides = [1] * len(starts) if strides is None else _ints(strides, "strides")
     if any(s != 1 for s in strides):
@@ -104,13 +112,15 @@ def _cat(em, b):
     three inputs), with constant widths here it prints back exactly."""
     tensors = list(arg(b, 0, "tensors"))
     dim = int(arg(b, 1, "dim"))
-    rank, total = len(tensors[0].shape), sum(int(t.shape[dim]) for t in tensors)
+    sizes = [em.size(t.shape[dim]) for t in tensors]  # symbolic sizes: scalars, the widths computed in the definition
+    rank, total = len(tensors[0].shape), sizes[0]
+    for size in sizes[1:]:
+        total = em.add(total, size)
     padded, offset = [], 0
-    for t in tensors:
-        size = int(t.shape[dim])
-        widths = [0, 0] * (rank - 1 - dim) + [offset, total - offset - size] + [0, 0] * dim
+    for t, size in zip(tensors, sizes):
+        widths = [0, 0] * (rank - 1 - dim) + [offset, em.add(em.add(total, offset, -1), size, -1)] + [0, 0] * dim
         padded.append(em.op("pad", em.value(t), widths, em.value(0, like=t)))
-        offset += size
+        offset = em.add(offset, size)
     return em.op("cat", padded, dim, manual_padding=True)
 
 
@@ -120,9 +130,12 @@ def _pad(em, b):
     a = b.args[0]
     value = b.args[1] if len(b.args) > 1 else b.kwargs.get("value")
     mode = b.kwargs.get("mode", "constant")
-    widths = _ints(b.kwargs.get("pad", ()), "pad")
+    widths = _sizes(em, b.kwargs.get("pad", ()), "pad")
     if mode != "constant":
         raise Unsupported(f"F.pad with mode={mode!r} (only constant padding is translated)")
+    if any(not isinstance(w, int) for w in widths):
+        raise Unsupported(f"F.pad with symbolic widths {tuple(b.kwargs.get('pad', ()))} (cropping or not: only "
+                          f"constant widths are translated)")
     if any(w < 0 for w in widths):
         raise Unsupported(f"F.pad with the negative widths {tuple(widths)} (cropping is not translated)")
     return em.op("pad", em.value(a), widths, em.value(0 if value is None else value, like=a))
@@ -167,7 +180,7 @@ def _cumsum(em, b):
 def _full(em, b):
     out = b.flat_outs[0]
     value = em.value(arg(b, 0, "fill_value"), like=out)
-    return em.op("full", shape=_ints(arg(b, 1, "shape"), "shape"), fill_value=value, dtype=em.dtype(out.dtype))
+    return em.op("full", shape=_sizes(em, arg(b, 1, "shape"), "shape"), fill_value=value, dtype=em.dtype(out.dtype))
 
 
 def _iota(em, b):

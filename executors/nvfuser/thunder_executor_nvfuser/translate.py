@@ -14,13 +14,24 @@ Inputs are the region's inputs in order (tensors with their :class:`.layout.Layo
 symbolic numbers as scalar inputs); outputs are ``region.outputs`` in order. Every
 primitive's result is cast to the dtype the trace declares when nvFuser inferred another
 (a builder that cannot tell, the recorder, records nothing).
+
+**Symbolic sizes** (``cache="symbolic values"``, the default). Tensor inputs have symbolic
+extents anyway (``-1``); a symbolic number an operation needs (a shape of ``reshape``,
+``broadcast_in_dim`` or ``full``, a slice bound, a pad width, ``iota``'s length, a mean's
+divisor) is a scalar of the definition: a region input, or else an *extra* scalar input,
+defined where first used, whose value the launcher computes on each call from the region's
+inputs (``thunder_core.extend.RegionNumbers``). The number primitives (``prims.py_*``) that
+compute such numbers in the trace are host computations and are not emitted. One definition
+serves every size; nvFuser compiles kernels per input sizes behind its own cache.
 """
 
 from __future__ import annotations
 
-from thunder_core.extend import NumberProxy, Proxy, Region, TensorProxy
+from thunder_core.extend import NumberProxy, Proxy, Region, RegionNumbers, TensorProxy
 
 from . import layout as layouts
+import torch
+
 from .dtypes import DTYPES, scalar_type, short
 from .ops import TRANSLATIONS, Unsupported
 
@@ -34,6 +45,8 @@ def leaves(bsym, path=()):
     if sid in TRANSLATIONS:
         yield bsym, path
         return
+    if sid.startswith("prims.py_"):
+        return  # a number computed on the host: it reaches the definition as a scalar input
     if not bsym.subsymbols:
         outs, args = bsym.flat_outs, [a for a in bsym.flat_args if isinstance(a, Proxy)]
         if len(outs) == 1 and args and outs[0].name == args[0].name:
@@ -111,21 +124,49 @@ class Recorder:
 class Emitter:
     """What the translation table's entries call: operands, operations, casts."""
 
-    def __init__(self, builder):
+    def __init__(self, builder, numbers=None):
         self.builder = builder
         self.env: dict = {}  # proxy name -> builder value
+        self.numbers = numbers  # the region's RegionNumbers (symbolic numbers computed per call)
+        self.extra: list = []  # indices into numbers.symbols of the extra scalar inputs, in order
 
     def value(self, x, like=None):
         """The builder value of a proxy, or a constant scalar for a Python number (of the
-        scalar type of ``like``, a proxy or dtype, when given; else of the number's type)."""
+        scalar type of ``like``, a proxy or dtype, when given; else of the number's type). A
+        symbolic number the region does not take as an input becomes an extra scalar input."""
         if isinstance(x, Proxy):
             if x.name not in self.env:
+                if type(x) is NumberProxy and self.numbers is not None and x.symbolic:
+                    return self._extra(x)
                 raise Unsupported(f"{x.name} is used before the region computes it")
             return self.env[x.name]
         if isinstance(x, (bool, int, float)):
             kind = like.dtype if isinstance(like, TensorProxy) else like
             return self.builder.const(x, scalar_type(kind if kind is not None else x))
         raise Unsupported(f"a {type(x).__name__} operand ({x!r})")
+
+    def _extra(self, p):
+        k = next((i for i, q in enumerate(self.numbers.symbols) if q is p), None)
+        if k is None or self.numbers.getter(p) is None:
+            raise Unsupported(f"the symbolic number {p.name} cannot be computed from the region's inputs")
+        v = self.env[p.name] = self.builder.scalar_input(p)
+        self.extra.append(k)
+        return v
+
+    def size(self, x):
+        """A size in a shape, bound or width: an int, or the scalar of a symbolic number."""
+        if isinstance(x, bool) or not isinstance(x, (int, NumberProxy)):
+            raise Unsupported(f"the size {x!r} is not an int")
+        if type(x) is NumberProxy:
+            return x.value if x.value is not None else self.value(x)
+        return int(x)
+
+    def add(self, a, b, sign=1):
+        """``a + sign * b`` of sizes (ints, or scalars of the definition)."""
+        if isinstance(a, int) and isinstance(b, int):
+            return a + sign * b
+        a, b = (self.value(x, like=torch.int64) if isinstance(x, int) else x for x in (a, b))
+        return self.op("add" if sign > 0 else "sub", a, b)
 
     def op(self, name, *args, **kwargs):
         return self.builder.op(name, *args, **kwargs)
@@ -141,9 +182,11 @@ class Emitter:
         return self.builder.datatype(DTYPES[dtype])
 
 
-def translate(region, builder, input_layouts=None):
-    """Emit ``region`` to ``builder``; raises :class:`Unsupported` with the reason."""
-    em = Emitter(builder)
+def translate(region, builder, input_layouts=None) -> list:
+    """Emit ``region`` to ``builder``; raises :class:`Unsupported` with the reason. Returns
+    the extra scalar inputs it defined after the region's (indices into
+    ``RegionNumbers(region).symbols``: the launcher passes their values on each call)."""
+    em = Emitter(builder, RegionNumbers(region))
     inputs = set()
     for k, p in enumerate(region.inputs):
         if isinstance(p, TensorProxy):
@@ -177,7 +220,7 @@ def translate(region, builder, input_layouts=None):
             v = builder.op("set", v)
         written[id(v)] = v
         builder.output(v)
-    return builder
+    return em.extra
 
 
 def check_region(region) -> str | None:

@@ -107,3 +107,38 @@ def test_numbers_passed_in_are_kernel_arguments():
     assert tc.cache_misses(jf) == 1
     (region,) = triton_regions(tc.last_traces(jf)[-1])
     assert any(type(a) is NumberProxy for a in region.args)
+
+
+def test_sizes_needing_a_variant_the_generator_declines_run_with_torch(monkeypatch):
+    """A norm's backward reduces over all rows, which looped rows cannot do in one kernel: with
+    a symbolic row length the region is claimed for the rows it can hold, and a call with longer
+    rows runs that region with torch's kernels (same trace, eager's gradients)."""
+    import thunder_executor_triton.tuning as tuning
+
+    monkeypatch.setitem(tuning.WHOLE_ROW, "cpu", 16)
+    monkeypatch.setitem(tuning.CHUNK, "cpu", 8)
+
+    def fn(x, w, b):
+        return F.layer_norm(x, (x.shape[-1],), w, b)
+
+    fallbacks = []
+    made = kernels.region_callable
+    monkeypatch.setattr(kernels, "region_callable", lambda region, impls: fallbacks.append(region) or
+                        made(region, impls))
+    jf = tc.jit(fn, executors=[TRITON_HERE, "torch"])
+    for cols in (12, 40, 9, 41):  # whole rows, too long for the kernel's layout, whole, too long
+        ours = [torch.randn(s).requires_grad_() for s in ((3, cols), (cols,), (cols,))]
+        ref = [t.detach().clone().requires_grad_() for t in ours]
+        close(jf(*ours), fn(*ref), torch.float32)
+        g = torch.randn(3, cols)
+        jf(*ours).backward(g)
+        fn(*ref).backward(g)
+        for a, e in zip(ours, ref):
+            torch.testing.assert_close(a.grad, e.grad, rtol=1e-4, atol=1e-4)
+        assert len(fallbacks) == (0 if cols == 12 else 1)  # made once, for the first long rows
+    assert tc.cache_misses(jf) == 1
+    backward = tc.last_backward_traces(jf)[-1]
+    (norm,) = [r for r in triton_regions(backward) if len(r.flat_outs) >= 2]
+    assert _symbolic(norm)
+    assert "calls needing another variant run with torch" in str(tc.explain(jf))
+    assert [b.sym.id for b in fallbacks[0].bsyms] == [b.sym.id for b in norm.subsymbols]

@@ -69,7 +69,7 @@ def claim(bsyms, ctx):
                 end -= 1  # views alone: no kernel to run
                 continue
             try:
-                variants(region, device_type)
+                _, declined = variants(region, device_type)
             except Unsupported as e:
                 why = why or str(e)
                 end -= 1
@@ -78,7 +78,10 @@ def claim(bsyms, ctx):
                 why = why or f"a bug in the Triton code generator ({type(e).__name__}: {e}); please report it"
                 end -= 1
                 continue
-            yield ctx.claim(i, end, ctx.region_us(region), lower, f"{end - i} symbols in one Triton kernel")
+            note = f"{end - i} symbols in one Triton kernel"
+            if declined:  # sizes of other calls may need a kernel the generator cannot make
+                note += f"; calls needing another variant run with torch ({next(iter(declined.values()))})"
+            yield ctx.claim(i, end, ctx.region_us(region), lower, note)
             break
         if why is not None and j - i > 1:
             ctx.decline(i, j, f"not one Triton kernel: {why}" + (f" (claimed the first {end - i})" if end > i else ""))

@@ -52,16 +52,21 @@ def generate(region, device_type: str, variant=None, name: str = "triton_region"
     return _emitter(family)(g, S, device_type, variant, name)
 
 
-def variants(region, device_type: str) -> list:
-    """Every kernel variant a call of ``region`` may need (one for static shapes), each
-    generated once, with its sizes computable from the region's inputs on every call: a claim
-    is made only if all of them can be (raises Unsupported)."""
+def variants(region, device_type: str) -> tuple[list, dict]:
+    """``(kernels, declined)``: the kernel variants a call of ``region`` may need (one for
+    static shapes), each generated once, with its sizes computable from the region's inputs on
+    every call; and ``{variant: reason}`` for those that cannot be generated (calls needing
+    one run the region with torch's kernels, see :func:`.kernels.lower`). A claim is made only
+    if the variant of this trace's sizes can be: raises Unsupported otherwise."""
     first = generate(region, device_type)
-    out = [first]
+    out, declined = [first], {}
     for v in first.alternatives:
         if v != first.variant:
-            out.append(generate(region, device_type, v))
+            try:
+                out.append(generate(region, device_type, v))
+            except Unsupported as e:
+                declined[v] = str(e)
     for kernel in out:
         if kernel.dims.symbolic:
             kernel.dims.resolver()
-    return out
+    return out, declined

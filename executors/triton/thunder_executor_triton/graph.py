@@ -144,7 +144,7 @@ class Graph:
     def __init__(self, region):
         self.region = region
         self.leaves = [b for top in region.bsyms for b, _ in leaves(top)]
-        self.dims = Dims(region, self.leaves)
+        self.dims = Dims(region)
         check_io(region)
         self.nodes: list = []
         self.inputs: dict = {}     # position in region.inputs -> its input Node

@@ -8,8 +8,11 @@ transformer layer) share one kernel.
 A region with symbolic sizes is lowered once per trace: its launcher computes the size
 arguments from each call's inputs (:meth:`~.sizes.Dims.resolver`), picks the kernel variant
 those sizes need (generated and cached on first use) and the launch parameters, so new sizes
-never retrace the program. Triton's own JIT specialises integer arguments (divisibility by
-16) and constexprs (block sizes) behind its cache.
+never retrace the program. A call whose sizes need a variant the generator declines (looped
+rows with a reduction over all rows: a norm's weight gradient over rows longer than one
+program holds) runs the region with torch's kernels instead, the executor's own fallback
+behind the same cache. Triton's own JIT specialises integer arguments (divisibility by 16)
+and constexprs (block sizes) behind its cache.
 """
 
 from __future__ import annotations
@@ -22,9 +25,10 @@ import threading
 
 import torch
 
-from thunder_core.extend import region_key
+from thunder_core.extend import python_impls, region_callable, region_key, torch_impls
 
 from .codegen import generate
+from .ops import Unsupported
 from .tuning import autotune_configs, autotune_enabled, target_for_device, target_for_profile
 
 _LOCK = threading.Lock()
@@ -95,7 +99,12 @@ def lower(region):
             variant = first.kernel.choose(sizes, target)
             v = variants.get(variant)
             if v is None:
-                v = variants[variant] = _Variant(generate(region, device.type, variant), key)
+                try:
+                    v = variants[variant] = _Variant(generate(region, device.type, variant), key)
+                except Unsupported:  # no kernel for these sizes: torch's kernels run the region
+                    v = variants[variant] = region_callable(region, {**torch_impls(), **python_impls()})
+            if callable(v):
+                return v(*inputs)
             if v is not first:
                 sizes = v.resolve(inputs)
             params = v.kernel.launch(sizes, target)

@@ -11,12 +11,13 @@ size of an input tensor's dim, or the Python function the number was computed wi
 shapes.
 
 Sizes are compared by *key*: an ``int`` for a static size, ``("s", id)`` for a class of
-symbolic numbers known equal. Two symbolic sizes are the same class when they are the same
-proxy, or when the region's own primitives recorded that they are equal (``prims.py_eq(a, b)``
-whose outcome was True while tracing, or ``py_ne`` that was False: how shape checks in the ops' metas record that a
-weight's ``w_0`` equals the input's ``x_1``). A size equal to a constant that way becomes the
-constant. The launcher checks these equalities on every call (a clear error, never a wrong
-result, if a call breaks one); the prologue's guards normally make that impossible.
+symbolic numbers known equal. Sizes the program's guards made equal are already one proxy
+(the core unifies them when the guard is recorded, and a size guarded equal to a constant is
+that constant), so two sizes are the same class when they are the same proxy, or the same
+computation on the same sizes (``B * T`` recorded twice). The values of the arguments on each
+call come from ``thunder_core.extend.RegionNumbers``, as for every executor; when one class
+has several members the launcher checks they agree on every call (a clear error, never a
+wrong result).
 
 Nothing here compares proxies with ``==`` (outside a trace that would answer from this call's
 hints, unguarded): equality is structural.
@@ -26,7 +27,7 @@ from __future__ import annotations
 
 import math
 
-from thunder_core.extend import NumberProxy, TensorProxy
+from thunder_core.extend import NumberProxy, RegionNumbers
 
 from .ops import Unsupported
 
@@ -38,18 +39,12 @@ def _symbolic(x) -> bool:
 class Dims:
     """The sizes and symbolic numbers of one region: keys, kernel expressions, launch values."""
 
-    def __init__(self, region, leaf_list):
+    def __init__(self, region):
         self.region = region
         self._parent: dict = {}    # id(proxy) -> id(parent proxy)
         self._proxy: dict = {}     # id -> proxy
-        self._const: dict = {}     # id(root) -> the static int its class equals
-        self._made = {id(b.flat_outs[0]): b for b in leaf_list if b.sym.id.startswith("prims.py_") and b.flat_outs}
         self.names: dict = {}      # id(root) -> argument name, in order of first use
         self._exprs: dict = {}     # (function, keys of its operands) -> id(root): one class per computation
-        for b in leaf_list:  # a == b that held (True), or a != b that did not (False)
-            outcome = getattr(b.flat_outs[0], "hint", None) if b.flat_outs else None
-            if (b.sym.id, outcome) in (("prims.py_eq", True), ("prims.py_ne", False)):
-                self._union(*b.args[:2])
 
     # ---------------------------------------------------------------- classes of equal sizes
 
@@ -61,21 +56,9 @@ class Dims:
         return i
 
     def _union(self, a, b) -> None:
-        if not (_symbolic(a) or _symbolic(b)):
-            return
-        if not _symbolic(a):
-            a, b = b, a
-        ra = self._find(a)
-        if _symbolic(b):
-            rb = self._find(b)
-            if ra != rb:
-                self._parent[rb] = ra
-                if rb in self._const:
-                    self._const.setdefault(ra, self._const[rb])
-        elif isinstance(b, int) and not isinstance(b, bool):
-            self._const.setdefault(ra, int(b))
-        elif type(b) is NumberProxy and isinstance(b.value, int):
-            self._const.setdefault(ra, b.value)
+        ra, rb = self._find(a), self._find(b)
+        if ra != rb:
+            self._parent[rb] = ra
 
     def key(self, d):
         """The comparable key of a size or number: its int, or its symbolic class. Two numbers
@@ -85,7 +68,7 @@ class Dims:
             if d.value is not None:
                 return d.value
             root = self._find(d)
-            if d.expr is not None and root == id(d) and root not in self._const:
+            if d.expr is not None and root == id(d):
                 fn, args = d.expr
                 try:
                     sig = (fn, tuple(self.key(a) if type(a) is NumberProxy else ("c", type(a), a) for a in args))
@@ -97,7 +80,7 @@ class Dims:
                     if other != root:
                         self._union(self._proxy[other], d)
                         root = self._find(d)
-            return self._const.get(root, ("s", root))
+            return ("s", root)
         if isinstance(d, int):
             return int(d)
         raise Unsupported(f"the size {d!r}")
@@ -171,68 +154,28 @@ class Dims:
 
     def resolver(self):
         """``resolve(inputs) -> {argument name: value}`` for a call of the region with
-        ``inputs`` (its ``region.inputs`` at run time), checking on every call the
-        equalities the kernel relies on. Raises Unsupported if an argument cannot be computed
-        from the region's inputs."""
-        inputs = self.region.inputs
-        where: dict = {}
-        for k, p in enumerate(inputs):
-            if type(p) is NumberProxy:
-                where.setdefault(id(p), lambda xs, k=k: xs[k])
-            elif isinstance(p, TensorProxy):
-                for d, s in enumerate(p.shape):
-                    if type(s) is NumberProxy:
-                        where.setdefault(id(s), lambda xs, k=k, d=d: xs[k].shape[d])
-
-        def source(p, seen=()):
-            if not _symbolic(p):
-                return (lambda xs, v=p.value if type(p) is NumberProxy else p: v)
-            if id(p) in where:
-                return where[id(p)]
-            if id(p) in seen:
-                return None
-            made = self._made.get(id(p))
-            if made is not None and made.sym.id == "prims.py_dim_size":
-                t, d = made.args[0], made.kwargs.get("dim", made.args[1] if len(made.args) > 1 else None)
-                get = source_of_dim(t, d)
-            elif p.expr is not None:
-                fn, args = p.expr
-                getters = [source(a, (*seen, id(p))) if type(a) is NumberProxy else (lambda xs, a=a: a) for a in args]
-                get = None if None in getters else (lambda xs, fn=fn, gs=getters: fn(*(g(xs) for g in gs)))
-            else:
-                get = None
-            if get is not None:
-                where[id(p)] = get
-            return get
-
-        def source_of_dim(t, d):
-            for k, p in enumerate(inputs):
-                if p is t:
-                    return lambda xs, k=k, d=d: xs[k].shape[d]
-            return None
-
+        ``inputs`` (its ``region.inputs`` at run time), checking on every call that the
+        members of a class agree. Raises Unsupported if an argument cannot be computed from
+        the region's inputs."""
+        numbers = RegionNumbers(self.region)
         members: dict = {}
         for p in list(self._proxy.values()):
             members.setdefault(self._find(p), []).append(p)
-        getters, checks = [], []   # checks: (what it must equal, its getter, the proxy, its getter)
+        getters, checks = [], []   # checks: (name of the first member, its getter, another member, its getter)
         for root, name in self.names.items():
-            found = [(p, g) for p in members.get(root, [self._proxy[root]]) if (g := source(p)) is not None]
+            found = [(p, g) for p in members.get(root, [self._proxy[root]]) if (g := numbers.getter(p)) is not None]
             if not found:
                 raise Unsupported(f"the size {self._proxy[root].name} cannot be computed from the region's inputs")
             (p0, g0), rest = found[0], found[1:]
             getters.append((name, g0))
             checks += [(p0.name, g0, p.name, g) for p, g in rest]
-        for root, const in self._const.items():
-            for p in members.get(root, []):
-                if (g := source(p)) is not None:
-                    checks.append((str(const), lambda xs, c=const: c, p.name, g))
 
         def resolve(xs) -> dict:
             sizes = {name: g(xs) for name, g in getters}
             for what, expected, name, g in checks:
                 if g(xs) != expected(xs):
-                    raise RuntimeError(f"the Triton kernel of this region assumed {name} == {what} (recorded while "
-                                       f"tracing), but this call has {g(xs)} and {expected(xs)}")
+                    raise RuntimeError(f"the Triton kernel of this region assumed {name} == {what} (the same "
+                                       f"computation), but this call has {g(xs)} and {expected(xs)}")
             return sizes
 
         return resolve

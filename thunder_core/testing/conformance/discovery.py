@@ -137,7 +137,6 @@ def trace_of(probe, target="cpu"):
     """The trace ``tc.jit`` would partition for ``probe`` (a :class:`Case`, or ``(fn, cpu
     tensors)``; traced, nothing runs), and its inputs; for a GPU ``target`` the inputs are
     fake tensors on its device (as ``tc.plan`` makes them)."""
-    from thunder_core.api import JittedFunction
     from thunder_core.extend import profile
 
     fn, args = case_probe(probe) if isinstance(probe, Case) else probe
@@ -151,10 +150,21 @@ def trace_of(probe, target="cpu"):
 
         fake = _faker(prof)
         args = [fake(a) for a in args]
+    return traced(fn, args)
+
+
+def traced(fn, args, kwargs=None):
+    """``(trace, inputs)``: the trace ``tc.jit`` would partition for ``fn(*args, **kwargs)``
+    (nothing runs) and the values its inputs take for this call (what the prologue passes:
+    the tensors, and under symbolic values the sizes and numbers, ``x_0 = x.shape[0]``)."""
+    from thunder_core.api import JittedFunction
+    from thunder_core.guards.prologue import build_prologue
+
+    args, kwargs = tuple(args), dict(kwargs or {})
     with warnings.catch_warnings(), torch.no_grad():
         warnings.simplefilter("ignore")
-        _, traces, _, _ = JittedFunction(fn, executors=[])._trace(tuple(args), {})
-    return traces[-1], args
+        cap, traces, _, _ = JittedFunction(fn, executors=[])._trace(args, kwargs)
+    return traces[-1], list(build_prologue(cap, args, kwargs, check=False).fn(args, kwargs))
 
 
 def region_claims(executor, bsyms, outputs, model=None):

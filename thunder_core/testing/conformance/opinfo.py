@@ -172,17 +172,15 @@ def sample_probes(sid, dtypes=(torch.float32,), target="cpu", per_dtype=3):
 
 
 def first_sample_trace(sid):
-    """(trace, flat tensor inputs) of the first float32 OpInfo sample of ``sid`` that traces, or None."""
-    from thunder_core.api import JittedFunction
+    """(trace, its inputs: what the prologue passes) of the first float32 OpInfo sample of
+    ``sid`` that traces, or None."""
+    from .discovery import traced
 
     for fn, tensors in sample_probes(sid):
         try:
-            with warnings.catch_warnings(), torch.no_grad():
-                warnings.simplefilter("ignore")
-                _, traces, _, _ = JittedFunction(fn, executors=[])._trace(tuple(tensors), {})
+            return traced(fn, tensors)
         except Exception:  # noqa: BLE001
             continue
-        return traces[-1], tensors
     return None
 
 
