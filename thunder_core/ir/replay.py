@@ -115,21 +115,26 @@ def replay(template, args, kwargs, trace, equalities):
             return slice(sub(x.start), sub(x.stop), sub(x.step))
         return x
 
+    make_name = trace.make_name
+
     def fresh(p):
-        new = env.get(id(p))
-        if new is None:
-            prefix = p.name.rstrip("0123456789") or "t"
-            new = p.replace(name=trace.make_name(prefix), shape=tuple(env.get(id(s), s) for s in p.shape))
-            env[id(p)] = new
-        return new
+        # a tensor proxy like p (validated when p was made; its shape holds only constants and
+        # symbolic numbers from outside the recording, already canonical), named anew
+        new = object.__new__(TensorProxy)
+        new.__dict__.update(p.__dict__)
+        object.__setattr__(new, "name", make_name(p.name.rstrip("0123456789") or "t"))
+        if equalities is not None and any(type(d) is NumberProxy for d in p.shape):
+            equalities.track(new, p.shape)
+        env[id(p)] = new
 
     def copy(b):
         a, kw = sub(b.args), sub(dict(b.kwargs))
         subs = tuple(copy(s) for s in b.subsymbols)
         for p in b.flat_outs:
-            fresh(p)
+            if id(p) not in env:
+                fresh(p)
         new = type(b)(b.sym, a, kw, sub(b.output), subs, source, b.header, b.tags)
-        if equalities is not None:
+        if equalities is not None and any(type(x) is NumberProxy for x in b.flat_args):
             equalities.track(new, new.flat_args)
         return new
 
