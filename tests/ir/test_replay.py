@@ -98,6 +98,9 @@ def test_random_and_in_place_decompositions_are_recorded_every_time():
     assert replay.replayable(Sym({"elementwise"}, (Sym({"elementwise"}),)))
     assert not replay.replayable(Sym({"elementwise"}, (Sym({"random"}),)))
     assert not replay.replayable(Sym({"inplace"}))
+    # attention may draw (dropout_p > 0): a recording that did not is copied, one that did is not
+    assert replay.replayable(Sym({"matmul", "random"}, (Sym({"matmul"}),)))
+    assert not replay.replayable(Sym({"matmul", "random"}, (Sym({"matmul"}), Sym({"elementwise"}, (Sym({"random"}),)))))
 
 
 def test_arguments_the_key_cannot_describe_are_not_replayed(trace):

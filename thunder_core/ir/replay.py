@@ -82,11 +82,15 @@ def call_key(sym, args, kwargs, sink) -> tuple | None:
 
 
 def replayable(bsym) -> bool:
-    """Whether ``bsym`` (just recorded) can be copied for a later call of the same structure."""
+    """Whether ``bsym`` (just recorded) can be copied for a later call of the same structure.
+    The recorded symbol's own ``random`` trait says it *may* draw (attention with
+    ``dropout_p > 0``); whether this recording did is in its subsymbols (a draw is a symbol
+    with the trait and no decomposition), so that one trait alone does not prevent a copy."""
     stack = [bsym]
     while stack:
         b = stack.pop()
-        if not b.sym.tags.isdisjoint(_UNREPLAYABLE_TAGS) or subtraces(b):
+        tags = b.sym.tags - {"random"} if b is bsym and b.subsymbols else b.sym.tags
+        if not tags.isdisjoint(_UNREPLAYABLE_TAGS) or subtraces(b):
             return False
         for p in b.flat_outs:
             if type(p) is not TensorProxy:
