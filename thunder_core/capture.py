@@ -29,6 +29,7 @@ from .frontend.native import MODULE_TABLES
 from .frontend.native import SCALARS, is_mutator, unused_call
 from .frontend.provenance import ARG, ATTR, CALL, CELL, FRESH, GLOBAL, ITEM, ITER, KWARG, Provenance
 from .ir import NumberProxy, Proxy, TensorProxy, Trace, TracingError, tracing
+from .ir import replay
 from .ir.equalities import Equalities
 from .ir.symbol import without_unused_numbers
 from .ir.printing import PRINTER_GLOBALS
@@ -551,6 +552,7 @@ def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_o
     trace = _CaptureTrace("computation", grad_enabled=torch.is_grad_enabled())
     if symbolic:
         trace.equalities = Equalities(trace)
+    trace.decompositions = {} if replay.ENABLED else None  # recorded once per structure (ir/replay.py)
     cap = Capture(trace, fn_name=name, draw_log=fresh.DrawLog() if draw_log is None else draw_log)
     if arg_names is None:
         code = getattr(getattr(fn, "__func__", fn), "__code__", None)
@@ -584,6 +586,7 @@ def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_o
         # Outside state goes back to how it was: the epilogue makes the writes, on every call.
         undo.restore()
         trace.interp = None
+        trace.decompositions = None
     trace.output = out
     cap.specialize = trace.specialize  # passes after capture guard through it (ir.guarding)
     cap.equalities = trace.equalities

@@ -65,6 +65,10 @@ class CostModel:
 
     def __init__(self, target: str | DeviceProfile | None = None):
         self.profile = profile(target)
+        # estimates per bound symbol (frozen, hashed by identity): partitioning prices each
+        # symbol once per candidate region holding it, and inductor offers overlapping ones
+        self._compute: dict = {}
+        self._alone: dict = {}
 
     def dispatch(self, executor) -> float:
         """An executor's per-call overhead on this device: measured by ``calibrate`` if it
@@ -80,8 +84,11 @@ class CostModel:
 
     def compute_us(self, bsym) -> float:
         """Time of ``bsym``'s arithmetic alone at this device's rate for its dtype."""
-        dtype = next((p.dtype for p in bsym.flat_outs if isinstance(p, TensorProxy)), None)
-        return self.flops(bsym) / self.profile.flops_per_us(dtype, bsym.sym.id in FLOPS)
+        us = self._compute.get(bsym)
+        if us is None:
+            dtype = next((p.dtype for p in bsym.flat_outs if isinstance(p, TensorProxy)), None)
+            us = self._compute[bsym] = self.flops(bsym) / self.profile.flops_per_us(dtype, bsym.sym.id in FLOPS)
+        return us
 
     def kernel_us(self, bytes_moved: float, compute_us: float) -> float:
         """One kernel moving ``bytes_moved`` bytes and computing for ``compute_us``."""
@@ -93,12 +100,15 @@ class CostModel:
         no data: only the overhead)."""
         if has_trait(bsym, VIEW):
             return self.profile.launch_us + dispatch_us
-        moved = sum(_bytes(p) for p in {id(p): p for p in (*bsym.flat_args, *bsym.flat_outs)
-                                        if isinstance(p, TensorProxy)}.values())
-        extra = EXTRA_BYTES.get(bsym.sym.id)
-        if extra is not None:
-            moved += extra(bsym)
-        return self.kernel_us(moved, self.compute_us(bsym)) + dispatch_us
+        us = self._alone.get(bsym)
+        if us is None:
+            moved = sum(_bytes(p) for p in {id(p): p for p in (*bsym.flat_args, *bsym.flat_outs)
+                                            if isinstance(p, TensorProxy)}.values())
+            extra = EXTRA_BYTES.get(bsym.sym.id)
+            if extra is not None:
+                moved += extra(bsym)
+            us = self._alone[bsym] = self.kernel_us(moved, self.compute_us(bsym))
+        return us + dispatch_us
 
     def region_us(self, bsyms, boundary, dispatch_us: float) -> float:
         """A fused region: ``boundary`` are the tensors crossing it (inputs and outputs).

@@ -46,7 +46,8 @@ import torch
 
 from .printing import annotation, print_value
 from .proxies import Proxy, TensorProxy, flat_proxies, is_valid_name
-from .trace import current_equalities, current_trace
+from .replay import call_key, replay, replayable
+from .trace import current_equalities, current_guard_sink, current_trace
 
 __all__ = ["Symbol", "BoundSymbol", "TracingError", "without_unused_numbers"]
 
@@ -127,11 +128,18 @@ class Symbol:
         eqs = current_equalities()
         if eqs:  # sizes guards made equal: the call takes one symbol for them
             args, kwargs = eqs.canonical_value(args), eqs.canonical_value(kwargs)
+        key = None
         if self.decomposition is None:
             out, subsymbols = self.meta(*args, **kwargs), ()
             if not torch.is_grad_enabled():
                 out = without_grad(out)
         else:
+            cache = trace.decompositions
+            if cache is not None:  # a call of a structure recorded before is copied (ir/replay.py)
+                key = call_key(self, args, kwargs, current_guard_sink())
+                template = cache.get(key) if key is not None else None
+                if template is not None:
+                    return replay(template, args, kwargs, trace, eqs)
             with trace.scope() as recorded:
                 out = self.decomposition(*args, **kwargs)
             if out is NotImplemented:  # declined for this call: the op is recorded whole
@@ -157,6 +165,8 @@ class Symbol:
         if eqs is not None:  # a later merge of a size it takes rewrites it
             eqs.track(bsym, bsym.flat_args)
         trace.record(bsym)
+        if key is not None and subsymbols and replayable(bsym):
+            trace.decompositions[key] = bsym
         return out
 
 

@@ -144,6 +144,9 @@ class Trace:
     #: (``tolist()``) when the frontend knows and guards them (a small input tensor), else None.
     #: Ops whose result shapes depend on a tensor's values use it (``registry.known_value``).
     known_value = None
+    #: ``{}`` to record each decomposition once per call structure and copy it for later calls
+    #: of the same structure (``ir/replay.py``; the capture opts in), else None.
+    decompositions = None
 
     def __post_init__(self):
         if not is_valid_name(self.name):

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ..ir import Trace, TensorProxy, flat_proxies, tensor_proxy, tracing
+from ..ir import Trace, TensorProxy, flat_proxies, replay, tensor_proxy, tracing
 from . import vjp as _vjp
 from .numbers import materialize_numbers
 
@@ -171,6 +171,7 @@ def functionalize(trace: Trace) -> Trace:
         for p in b.flat_outs:
             rename[id(p)] = out
     new.output = _sub(trace.output, rename)
+    new.decompositions = None
     return new
 
 
@@ -238,6 +239,7 @@ def augment(trace: Trace) -> Trace:
     """Record the training forward (``vjp.FORWARD``) of calls that need gradients: the same
     output plus statistics the backward would otherwise recompute."""
     new = trace.derive(bound_symbols=[])
+    new.decompositions = {} if replay.ENABLED else None  # one recording per structure (ir/replay.py)
     rename: dict[int, object] = {}
     for b in trace.bound_symbols:
         if rename:
@@ -285,10 +287,12 @@ def build(joint: Trace, fusing: bool = True) -> Split:
 
     bwd = joint.derive(name="backward", args=[], kwargs={}, bound_symbols=[], output=None)
     bwd.grad_enabled = False
+    bwd.decompositions = {} if replay.ENABLED else None  # one recording per structure (ir/replay.py)
     outs = differentiable_outputs(joint)
     with tracing(bwd), torch.no_grad():
         cts = [tensor_proxy(p.shape, p.dtype, p.device) for p in outs]
         grads = backward_walk(joint, outs, cts)
+    bwd.decompositions = None
     ct_ids = {id(c) for c in cts}
     inputs = [*joint.args, *joint.kwargs.values()]
     bwd.output = tuple(grads.get(id(p)) if isinstance(p, TensorProxy) and p.requires_grad else None for p in inputs)
