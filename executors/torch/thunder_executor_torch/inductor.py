@@ -51,6 +51,9 @@ DISPATCH_US = {"cpu": 1.0, "cuda": 8.0}
 #: where it saves more than this per call, so that regions saving next to nothing are not
 #: compiled at all (tc.explain shows the claim with it included).
 COMPILE_AMORTIZED_US = 3.0
+#: how many library ops a candidate region on either side of one left to another executor may
+#: span (a transformer layer has about five: its products and attention)
+SIDE_LIBRARY_OPS = 8
 _COMPILED: dict = {}  # (region signature, input strides, autograd) -> compiled callable
 
 
@@ -89,7 +92,11 @@ def _claims(ctx, bsyms, kinds, i, j):
     and the whole run."""
     library = [k for k in range(i, j) if kinds[k] == "span" and has_trait(bsyms[k], "matmul")]
     between = [(a + 1, b) for a, b in zip([i - 1, *library], [*library, j])] if library else []
-    between += [s for k in library for s in ((i, k), (k + 1, j))]  # all but one library op, either side
+    # all but one library op, either side: up to SIDE_LIBRARY_OPS library ops away (a whole run
+    # each side made the candidates, and their pricing, grow with the square of the layers)
+    bounds = [i - 1, *library, j]
+    for n, k in enumerate(library, start=1):
+        between += [(bounds[max(0, n - SIDE_LIBRARY_OPS)] + 1, k), (k + 1, bounds[min(len(bounds) - 1, n + SIDE_LIBRARY_OPS)])]
     offered = {(i, j)}
     for fits, stretches in ((lambda k: kinds[k] == "fuse", [(i, j)]), (lambda k: True, between)):
         for a, b in stretches:
