@@ -40,10 +40,11 @@ class Provenance:
     Provenances compare and hash structurally, so equal paths dedupe in guard building.
     """
 
-    __slots__ = ("kind", "parent", "key", "ref")
+    __slots__ = ("kind", "parent", "key", "ref", "_hash")
 
     def __init__(self, kind: str, parent: Provenance | None, key: object, ref: object = None):
         self.kind, self.parent, self.key, self.ref = kind, parent, key, ref
+        self._hash = None
 
     def _ident(self):
         ref = id(self.ref) if self.kind in (GLOBAL, CELL, BUILTIN) else None
@@ -53,7 +54,12 @@ class Provenance:
         return isinstance(other, Provenance) and self._ident() == other._ident()
 
     def __hash__(self):
-        return hash(self._ident())
+        # (a path is never changed once made: its hash, which hashes the whole chain of parents,
+        # is computed once; guard building hashes paths tens of thousands of times per compile)
+        h = self._hash
+        if h is None:
+            h = self._hash = hash(self._ident())
+        return h
 
     @property
     def root(self) -> Provenance:
