@@ -28,6 +28,9 @@ them already.
 
 from __future__ import annotations
 
+import weakref
+from types import MappingProxyType
+
 import torch
 
 from .proxies import NumberProxy, Proxy, TensorProxy, flat_proxies
@@ -99,6 +102,18 @@ def replayable(bsym) -> bool:
     return True
 
 
+_KWARGS_HOLD_PROXIES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _kwargs_hold_proxies(b) -> bool:
+    """Whether ``b``'s keyword arguments hold proxies (the calling convention says they never
+    do; a symbol breaking it is still copied right), asked once per template."""
+    found = _KWARGS_HOLD_PROXIES.get(b)
+    if found is None:
+        found = _KWARGS_HOLD_PROXIES[b] = bool(flat_proxies(dict(b.kwargs)))
+    return found
+
+
 def replay(template, args, kwargs, trace, equalities):
     """``template`` (a bound symbol of a call of the same structure) for ``args``/``kwargs``:
     the same calls on these arguments, every proxy it defines fresh (named by ``trace``), its
@@ -132,12 +147,16 @@ def replay(template, args, kwargs, trace, equalities):
         env[id(p)] = new
 
     def copy(b):
-        a, kw = sub(b.args), sub(dict(b.kwargs))
         subs = tuple(copy(s) for s in b.subsymbols)
         for p in b.flat_outs:
             if id(p) not in env:
                 fresh(p)
-        new = type(b)(b.sym, a, kw, sub(b.output), subs, source, b.header, b.tags)
+        # built field by field: the template's fields are normalized already (tuples, a
+        # read-only mapping), and substitution keeps their types
+        new = object.__new__(type(b))
+        new.__dict__.update(sym=b.sym, args=sub(b.args), output=sub(b.output), subsymbols=subs, source=source,
+                            header=b.header, tags=b.tags,
+                            kwargs=MappingProxyType(sub(dict(b.kwargs))) if _kwargs_hold_proxies(b) else b.kwargs)
         if equalities is not None and any(type(x) is NumberProxy for x in b.flat_args):
             equalities.track(new, new.flat_args)
         return new
