@@ -230,7 +230,15 @@ def _sub(x, rename):
 
 
 def _sub_bsym(b, rename):
+    # most calls read nothing renamed: looking (through cached argument lists) is much cheaper
+    # than rebuilding every subsymbol of every later call, which was most of augment's time
+    if not _reads_any(b, rename):
+        return b
     return _map_bsym(b, lambda p: rename.get(id(p), p))
+
+
+def _reads_any(b, ids) -> bool:
+    return any(id(p) in ids for p in b.flat_args) or any(_reads_any(s, ids) for s in b.subsymbols)
 
 
 # ---------------------------------------------------------------- 2. expand
