@@ -552,7 +552,6 @@ def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_o
     trace = _CaptureTrace("computation", grad_enabled=torch.is_grad_enabled())
     if symbolic:
         trace.equalities = Equalities(trace)
-    trace.decompositions = {} if replay.ENABLED else None  # recorded once per structure (ir/replay.py)
     cap = Capture(trace, fn_name=name, draw_log=fresh.DrawLog() if draw_log is None else draw_log)
     if arg_names is None:
         code = getattr(getattr(fn, "__func__", fn), "__code__", None)
@@ -575,7 +574,7 @@ def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_o
     undo = UndoLog()
     I.before_write = undo.snapshot
     try:
-        with tracing(trace):
+        with tracing(trace), replay.replaying(trace):  # decompositions recorded once per structure
             out = I.run(fn, args, kwargs)
         rec.finish(I)
     except Exception as e:
@@ -586,7 +585,6 @@ def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_o
         # Outside state goes back to how it was: the epilogue makes the writes, on every call.
         undo.restore()
         trace.interp = None
-        trace.decompositions = None
     trace.output = out
     cap.specialize = trace.specialize  # passes after capture guard through it (ir.guarding)
     cap.equalities = trace.equalities

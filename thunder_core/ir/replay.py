@@ -29,17 +29,30 @@ them already.
 from __future__ import annotations
 
 import weakref
+from contextlib import contextmanager
 from types import MappingProxyType
 
 import torch
 
-from .proxies import NumberProxy, Proxy, TensorProxy, flat_proxies
+from .proxies import NumberProxy, TensorProxy, flat_proxies, substitute
 from .trace import subtraces
 
-__all__ = ["ENABLED", "call_key", "replayable", "replay"]
+__all__ = ["ENABLED", "replaying", "call_key", "replayable", "replay"]
 
 #: Whether captures replay decompositions (tests compare traces built both ways)
 ENABLED = True
+
+@contextmanager
+def replaying(trace):
+    """Symbols called while ``trace`` is built inside the block record each decomposition once
+    per call structure and copy it for later calls (``Trace.decompositions``); after the
+    block, calls record as usual."""
+    trace.decompositions = {} if ENABLED else None
+    try:
+        yield
+    finally:
+        trace.decompositions = None
+
 
 _CONSTANTS = (int, float, bool, str, type(None), complex, torch.dtype, torch.device, torch.memory_format,
               torch.layout, type(Ellipsis))
@@ -122,18 +135,6 @@ def replay(template, args, kwargs, trace, equalities):
                                             flat_proxies((args, kwargs)))}
     source = trace.current_source
 
-    def sub(x):
-        if isinstance(x, Proxy):
-            return env.get(id(x), x)
-        t = type(x)
-        if t is tuple or t is list:
-            return t(sub(y) for y in x)
-        if t is dict:
-            return {k: sub(v) for k, v in x.items()}
-        if t is slice:
-            return slice(sub(x.start), sub(x.stop), sub(x.step))
-        return x
-
     make_name = trace.make_name
 
     def fresh(p):
@@ -154,9 +155,9 @@ def replay(template, args, kwargs, trace, equalities):
         # built field by field: the template's fields are normalized already (tuples, a
         # read-only mapping), and substitution keeps their types
         new = object.__new__(type(b))
-        new.__dict__.update(sym=b.sym, args=sub(b.args), output=sub(b.output), subsymbols=subs, source=source,
+        new.__dict__.update(sym=b.sym, args=substitute(b.args, env), output=substitute(b.output, env), subsymbols=subs, source=source,
                             header=b.header, tags=b.tags,
-                            kwargs=MappingProxyType(sub(dict(b.kwargs))) if _kwargs_hold_proxies(b) else b.kwargs)
+                            kwargs=MappingProxyType(substitute(dict(b.kwargs), env)) if _kwargs_hold_proxies(b) else b.kwargs)
         if equalities is not None and any(type(x) is NumberProxy for x in b.flat_args):
             equalities.track(new, new.flat_args)
         return new

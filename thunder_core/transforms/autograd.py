@@ -171,7 +171,6 @@ def functionalize(trace: Trace) -> Trace:
         for p in b.flat_outs:
             rename[id(p)] = out
     new.output = _sub(trace.output, rename)
-    new.decompositions = None
     return new
 
 
@@ -247,25 +246,25 @@ def augment(trace: Trace) -> Trace:
     """Record the training forward (``vjp.FORWARD``) of calls that need gradients: the same
     output plus statistics the backward would otherwise recompute."""
     new = trace.derive(bound_symbols=[])
-    new.decompositions = {} if replay.ENABLED else None  # one recording per structure (ir/replay.py)
     rename: dict[int, object] = {}
-    for b in trace.bound_symbols:
-        if rename:
-            b = _sub_bsym(b, rename)
-        fwd = _vjp.forward_of(b.sym.id)
-        if fwd is None or not any(isinstance(p, TensorProxy) and p.requires_grad for p in b.flat_outs):
-            new.bound_symbols.append(b)
-            continue
-        with tracing(new), new.at_source(b.source):
-            out = fwd(b)
-        if out is None:
-            new.bound_symbols.append(b)
-            continue
-        old_outs, new_outs = b.flat_outs, flat_proxies(out[0])
-        if [(p.shape, p.dtype) for p in old_outs] != [(p.shape, p.dtype) for p in new_outs]:
-            raise TypeError(f"The training forward of {b.sym.id} returned {out[0]!r}, which does not match the "
-                            f"call's output {b.output!r}.")
-        rename.update((id(o), n) for o, n in zip(old_outs, new_outs))
+    with replay.replaying(new):  # one recording per structure (ir/replay.py)
+        for b in trace.bound_symbols:
+            if rename:
+                b = _sub_bsym(b, rename)
+            fwd = _vjp.forward_of(b.sym.id)
+            if fwd is None or not any(isinstance(p, TensorProxy) and p.requires_grad for p in b.flat_outs):
+                new.bound_symbols.append(b)
+                continue
+            with tracing(new), new.at_source(b.source):
+                out = fwd(b)
+            if out is None:
+                new.bound_symbols.append(b)
+                continue
+            old_outs, new_outs = b.flat_outs, flat_proxies(out[0])
+            if [(p.shape, p.dtype) for p in old_outs] != [(p.shape, p.dtype) for p in new_outs]:
+                raise TypeError(f"The training forward of {b.sym.id} returned {out[0]!r}, which does not match the "
+                                f"call's output {b.output!r}.")
+            rename.update((id(o), n) for o, n in zip(old_outs, new_outs))
     new.output = _sub(trace.output, rename)
     return new
 
@@ -295,12 +294,10 @@ def build(joint: Trace, fusing: bool = True) -> Split:
 
     bwd = joint.derive(name="backward", args=[], kwargs={}, bound_symbols=[], output=None)
     bwd.grad_enabled = False
-    bwd.decompositions = {} if replay.ENABLED else None  # one recording per structure (ir/replay.py)
     outs = differentiable_outputs(joint)
-    with tracing(bwd), torch.no_grad():
+    with tracing(bwd), torch.no_grad(), replay.replaying(bwd):  # one recording per structure
         cts = [tensor_proxy(p.shape, p.dtype, p.device) for p in outs]
         grads = backward_walk(joint, outs, cts)
-    bwd.decompositions = None
     ct_ids = {id(c) for c in cts}
     inputs = [*joint.args, *joint.kwargs.values()]
     bwd.output = tuple(grads.get(id(p)) if isinstance(p, TensorProxy) and p.requires_grad else None for p in inputs)
