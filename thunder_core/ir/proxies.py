@@ -38,7 +38,7 @@ from typing import Any, Callable
 import torch
 
 __all__ = ["TENSOR_PROPERTIES", "Proxy", "TensorProxy", "NumberProxy", "NUMBER_METHODS", "NUMBER_FUNCTIONS", "TENSOR_METHODS", "OPERATORS", "tensor_proxy",
-           "number_proxy", "proxy", "flat_proxies", "is_valid_name", "NUMBER_PREFIXES"]
+           "number_proxy", "proxy", "flat_proxies", "substitute", "is_valid_name", "NUMBER_PREFIXES"]
 
 #: torch.Tensor method name -> callable (normally a Symbol) that records that method.
 TENSOR_METHODS: dict[str, Callable] = {}
@@ -541,6 +541,20 @@ def proxy(value, *, name: str | None = None) -> Proxy:
         return number_proxy(type(value), value, name=name)
     raise TypeError(f"Cannot make a proxy for a {type(value).__qualname__}: only torch.Tensor and Python "
                     "int/float/bool/complex values become trace inputs.")
+
+
+def substitute(x, env: dict):
+    """``x`` with every proxy whose id is in ``env`` replaced (through tuples, lists, dicts, slices)."""
+    if isinstance(x, Proxy):
+        return env.get(id(x), x)
+    t = type(x)
+    if t is tuple or t is list:
+        return t(substitute(y, env) for y in x)
+    if t is dict:
+        return {k: substitute(v, env) for k, v in x.items()}
+    if t is slice:
+        return slice(substitute(x.start, env), substitute(x.stop, env), substitute(x.step, env))
+    return x
 
 
 def flat_proxies(value) -> list[Proxy]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import torch
 
 from ..ir import Proxy, TensorProxy, Trace, TracingError, current_trace, flat_proxies, tensor_proxy, tracing
+from ..ir.proxies import substitute
 from ..ir.trace import subtraces
 from .autograd import (NotSplittable, _map, _map_bsym, _may_alias, _without_grad, augment, backward_walk, dce, expand,
                        functionalize)
@@ -28,20 +29,6 @@ def like(p: TensorProxy, requires_grad: bool | None = None, shape=None) -> Tenso
     """A new tensor proxy with ``p``'s metadata (named by the current trace)."""
     rg = p.requires_grad if requires_grad is None else requires_grad
     return tensor_proxy(p.shape if shape is None else shape, p.dtype, p.device, rg)
-
-
-def substitute(x, env: dict):
-    """``x`` with every proxy whose id is in ``env`` replaced (through tuples, lists, dicts, slices)."""
-    if isinstance(x, Proxy):
-        return env.get(id(x), x)
-    t = type(x)
-    if t is tuple or t is list:
-        return t(substitute(y, env) for y in x)
-    if t is dict:
-        return {k: substitute(v, env) for k, v in x.items()}
-    if t is slice:
-        return slice(substitute(x.start, env), substitute(x.stop, env), substitute(x.step, env))
-    return x
 
 
 def record_subtrace(fn, params, prefix: str, prune: bool = True) -> tuple[Trace, list]:
