@@ -159,6 +159,9 @@ def _decode(code, handlers):
             # Plain binary operators run inline; in-place ones keep the handler (it logs
             # mutations of outside objects).
             i.inline, i.cache = 11, _BINARY_FNS[ins.arg]
+        elif ins.opname == "COMPARE_OP" and ins.argval in _COMPARE_FNS:
+            # Comparisons too, by the same path (3.13's "convert to bool" form calls bool()).
+            i.inline, i.cache = 11, _COMPARE_FNS[ins.argval][PY >= (3, 13) and bool(ins.arg & 16)]
         run = handlers.get(ins.opname)
         if run is None:
             run = _refusal(ins.opname)
@@ -172,6 +175,9 @@ import operator as _operator
 _BINARY_FNS = [getattr(_operator, {"+": "add", "&": "and_", "//": "floordiv", "<<": "lshift", "@": "matmul",
                                    "*": "mul", "%": "mod", "|": "or_", "**": "pow", ">>": "rshift", "-": "sub",
                                    "/": "truediv", "^": "xor"}.get(sym, "add")) for _, sym in dis._nb_ops]
+_COMPARE_FNS = {sym: (fn, lambda a, b, fn=fn: bool(fn(a, b))) for sym, fn in (
+    ("<", _operator.lt), ("<=", _operator.le), ("==", _operator.eq), ("!=", _operator.ne),
+    (">", _operator.gt), (">=", _operator.ge))}
 _INPLACE_OPS = frozenset(k for k, (_, sym) in enumerate(dis._nb_ops) if sym.endswith("="))
 
 # Instructions the run loop executes inline (see Interpreter._run).

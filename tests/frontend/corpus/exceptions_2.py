@@ -545,3 +545,50 @@ def case_exception_group_derive_keeps_notes_and_cause():
     eg.__cause__ = KeyError("why")
     sub = eg.subgroup(ValueError)
     return sub.message, getattr(sub, "__notes__", None), type(sub.__cause__).__name__
+
+
+def case_comparison_errors_and_their_tracebacks():
+    # comparisons run inline in the run loop: their errors must look like CPython's
+    import traceback
+
+    class Loud:
+        def __lt__(self, other):
+            raise ValueError("lt exploded")
+
+    class BadBool:
+        def __gt__(self, other):
+            return self
+
+        def __bool__(self):
+            raise RuntimeError("bool exploded")
+
+    out = []
+    for a, b in ((1, "a"), (Loud(), 1), (None, None)):
+        try:
+            out.append(a < b)
+        except Exception as e:  # noqa: BLE001
+            out.append((type(e).__name__, str(e), [f.name for f in traceback.extract_tb(e.__traceback__)]))
+    try:
+        if BadBool() > 0:  # 3.13: COMPARE_OP converts to bool itself
+            out.append("taken")
+    except RuntimeError as e:
+        out.append(str(e))
+    out.append([x == y for x in (1, 1.0, "1") for y in (1, True)])
+    return out
+
+
+_rebound = 1
+
+
+def case_global_rebound_between_reads_at_one_site():
+    global _rebound
+    _rebound = 1  # (the case runs natively, then interpreted)
+    seen = []
+    for k in range(4):
+        seen.append(_rebound)  # the same LOAD_GLOBAL instruction sees each new value
+        _rebound = k * 10
+    g = globals()
+    for k in range(3):
+        seen.append(_rebound)
+        g["_rebound"] = -k
+    return seen

@@ -54,7 +54,14 @@ def _load_global(I, f, inst, name, by_item=True):
 @op("LOAD_GLOBAL")
 def load_global(I, f, inst):
     name = inst.argval
-    v = _load_global(I, f, inst, name)
+    g = f.globals
+    v = g.get(name, NULL) if type(g) is dict else NULL
+    last = I._last_read.get(inst)
+    # The same read as the last one at this instruction, with nothing to tell (no on_enter,
+    # nothing written by this call): what I.enter would do is done already.
+    if (v is NULL or last is None or last[1] is not v or last[0] is not g or I.on_enter is not None
+            or I.written or I.mutated):
+        v = _load_global(I, f, inst, name)
     s = f.stack
     if PY >= (3, 11) and inst.arg & 1:
         if _M13:
