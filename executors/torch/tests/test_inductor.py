@@ -189,3 +189,53 @@ def test_a_region_taking_symbolic_ints_checks_what_its_compile_assumed(cheap_ind
         torch.testing.assert_close(out, g(x, s, b))
     # (b == 8 keeps the shape: the program's own trace tells it apart, a second cache entry)
     assert tc.cache_misses(jg) <= 2 and not ran[4] and not ran[2] and ran[3], ran
+
+
+def test_direct_calls_give_what_the_wrapper_gives_and_survive_a_cache_hit():
+    # A region's compile is called through inductor's generated `call` (no AOT autograd
+    # wrapper) when that is the same call. A second compile of the same graph is a cache hit in
+    # AOT autograd's cache, which would hide that call: it must be found again.
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    from thunder_executor_torch import inductor
+
+    def region(x, y):
+        s = (x * y).sin()
+        return s, s.t(), x.t(), (x + 1).view(-1)
+
+    x, y = torch.randn(4, 6), torch.randn(4, 6)
+    gm = make_fx(region, tracing_mode="fake")(x, y)
+    for _ in range(2):
+        compiled, direct = inductor._compile_fx(gm, [x, y], 4)
+        assert direct is not None
+        got, want = direct([x, y]), compiled(x, y)
+        for g, w, e in zip(got, want, region(x, y)):
+            torch.testing.assert_close(g, e)
+            assert g.shape == w.shape and g.stride() == w.stride()
+        # the view of an input is a view of the caller's tensor, as eager and the wrapper make it
+        assert got[2]._base is x and got[2].data_ptr() == x.data_ptr()
+        v = x._version
+        got[2].mul_(1)
+        assert x._version > v
+        assert got[1].data_ptr() == got[0].data_ptr()  # views of one buffer made in the region
+
+
+def test_regions_of_a_symbolic_values_program_are_called_directly(cheap_inductor, monkeypatch):
+    from thunder_executor_torch import inductor
+
+    found = []
+    real = inductor._direct_call
+    monkeypatch.setattr(inductor, "_direct_call", lambda *a: found.append(real(*a)) or found[-1])
+
+    def g(x, n):
+        return (x.reshape(n, -1).sin() * 2).t()
+
+    jg = tc.jit(g, executors=[cheap_inductor, "torch"], cache="symbolic values", wait_for_compile=True)
+    x = torch.randn(8, 6)
+    jg(x, 4)  # (compiles: the profiler would see the fake tensors' aten::sin)
+    for n in (2, 4, 2):  # (what the compile assumed holds for these: 8 % n == 0, n != 8...)
+        out, op_by_op = _ran_op_by_op(jg, x, n)
+        torch.testing.assert_close(out, g(x, n))
+        assert not op_by_op
+    assert found and all(d is not None for d in found), found
+    assert tc.cache_misses(jg) == 1

@@ -161,21 +161,12 @@ def _compile(region, examples):
     autograd's runtime wrapper only regenerates aliases and handles autograd: neither applies);
     measured on tiny regions: ~3x less overhead per call than through the wrapper, ~10x less
     than torch.compile (benchmarks/dispatch_overhead.py --regions)."""
-    from torch._inductor.compile_fx import compile_fx, compile_fx_inner
     from torch.fx.experimental.proxy_tensor import make_fx
 
     per_op = region_callable(region, torch_impls())
-    graphs = []
-
-    def inner(g, inputs, **kw):
-        out = compile_fx_inner(g, inputs, **kw)
-        graphs.append((g, kw.get("is_inference", False), out))
-        return out
-
     with _thread_local_effects():
         gm = make_fx(per_op, tracing_mode="fake")(*examples)
-        compiled = compile_fx(gm, list(examples), inner_compile=inner)
-    direct = _direct_call(graphs, len(examples), len(region.outputs))
+    compiled, direct = _compile_fx(gm, list(examples), len(region.outputs))
     # what the compile specialised on besides tensors' metadata (which inductor's generated
     # code asserts: a call with other sizes or strides raises AssertionError)
     numbers = [(i, x) for i, x in enumerate(examples) if not isinstance(x, torch.Tensor)]
@@ -207,7 +198,6 @@ def _compile_symbolic(region, examples, symbolic):
     ``48 % b == 0`` for a reshape, 0 and 1 specialised) is checked on every call; a call that
     breaks it, or has other tensor sizes or strides, runs op by op."""
     from torch._dynamo.source import ConstantSource
-    from torch._inductor.compile_fx import compile_fx
     from torch._subclasses.fake_tensor import FakeTensorMode
     from torch.fx.experimental.proxy_tensor import make_fx
     from torch.fx.experimental.symbolic_shapes import SYMPY_INTERP, DimDynamic, ShapeEnv
@@ -236,8 +226,8 @@ def _compile_symbolic(region, examples, symbolic):
 
     with _thread_local_effects(), mode:
         gm = make_fx(traced, tracing_mode="real")(*fakes)
-    with _thread_local_effects():
-        compiled = compile_fx(gm, fakes)
+    compiled, direct = _compile_fx(gm, fakes, len(region.outputs))
+    direct = direct or (lambda a: tuple(compiled(*a)))
     code = env.produce_guards_expression([fakes[i] for i in ints]) if ints else None
     holds = eval(f"lambda L: {code}", SYMPY_INTERP) if code else None  # noqa: S307 - sympy's printer's code
     names = [f"t{k}" for k in range(len(ints))]
@@ -253,7 +243,7 @@ def _compile_symbolic(region, examples, symbolic):
         for i in floats:
             a[i] = torch.tensor(a[i], dtype=torch.float64)
         try:
-            return tuple(compiled(*a))
+            return direct(a)
         except AssertionError:  # tensor sizes or strides other than the compile's
             return per_op(*args)
     return run
@@ -334,22 +324,77 @@ def _inert_patcher():
     return Inert
 
 
+def _compile_fx(gm, examples, n_outputs):
+    """``(compiled, direct)``: inductor's compile of ``gm`` (AOT autograd's full wrapper) and,
+    when it is the same call, the generated ``call(list of inputs)`` inside it (or None).
+    AOT autograd's own cache is off for this compile: a hit there hands back the wrapper without
+    compiling, so the generated call could not be found (inductor's graph cache underneath
+    still saves the compile)."""
+    import torch._functorch.config as aot_config
+    from torch._inductor.compile_fx import compile_fx, compile_fx_inner
+
+    graphs = []
+
+    def inner(g, inputs, **kw):
+        out = compile_fx_inner(g, inputs, **kw)
+        graphs.append((g, kw.get("is_inference", False), out))
+        return out
+
+    with _thread_local_effects(), aot_config.patch(enable_autograd_cache=False):
+        compiled = compile_fx(gm, examples, inner_compile=inner)
+    return compiled, _direct_call(graphs, len(examples), n_outputs)
+
+
 def _direct_call(graphs, n_inputs, n_outputs):
     """Inductor's generated ``call(list of inputs) -> tuple`` when calling it directly is what
     the full wrapper would do: one inference graph taking exactly the region's inputs and
-    returning exactly its outputs, none of them a view (an alias the wrapper would rebuild)."""
+    returning exactly its outputs, none of them an input itself. An output that views an input
+    is made a true view of the caller's tensor again, as AOT autograd's wrapper does (``_base``,
+    a shared version counter: inductor returns a bare alias of the memory); outputs that view
+    each other, or a tensor made inside the region, are views of one buffer either way."""
     if len(graphs) != 1 or not graphs[0][1]:
         return None
     g, _, out = graphs[0]
     nodes = list(g.graph.nodes)
     outs = nodes[-1].args[0] if nodes and nodes[-1].op == "output" else None
-    if outs is None or sum(n.op == "placeholder" for n in nodes) != n_inputs or len(outs) != n_outputs:
+    places = [n for n in nodes if n.op == "placeholder"]
+    if outs is None or len(places) != n_inputs or len(outs) != n_outputs:
         return None
-    for o in outs:
-        schema = getattr(getattr(o, "target", None), "_schema", None)
-        if getattr(o, "op", None) != "call_function" or schema is None or any(r.alias_info for r in schema.returns):
+    fix = []  # (output index, input index)
+    for k, o in enumerate(outs):
+        if getattr(o, "op", None) != "call_function" or _schema(o) is None:
             return None
-    return getattr(out, "current_callable", None)
+        base = _viewed_input(o)
+        if base is not None:
+            val, bval = o.meta.get("val"), base.meta.get("val")
+            if not isinstance(val, torch.Tensor) or not isinstance(bval, torch.Tensor) or val.dtype != bval.dtype:
+                return None
+            fix.append((k, places.index(base)))
+    call = getattr(out, "current_callable", None)
+    if call is None or not fix:
+        return call
+
+    def direct(args):
+        inputs = tuple(args)  # (the generated call empties the list)
+        r = list(call(args))
+        for k, i in fix:
+            o = r[k]
+            r[k] = inputs[i].as_strided(o.size(), o.stride(), o.storage_offset())
+        return tuple(r)
+    return direct
+
+
+def _schema(node):
+    return getattr(node.target, "_schema", None) if node.op == "call_function" else None
+
+
+def _viewed_input(node):
+    """The input (placeholder) that ``node`` is a view of, through any chain of views, or None."""
+    while True:
+        schema = _schema(node)
+        if schema is None or not any(r.alias_info for r in schema.returns):
+            return node if node.op == "placeholder" else None
+        node = node.args[0]
 
 
 def unavailable():
