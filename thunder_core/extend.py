@@ -24,7 +24,8 @@ What is here, by purpose:
   region in an execution trace), :class:`RegionNumbers` (a region's symbolic sizes: their
   values on each call, their hints for planning, the region made concrete);
 * cost: :class:`DeviceProfile`, :data:`PROFILES`, :func:`profile`, :class:`CostModel`;
-* ops: traits (:data:`TRAITS`, :func:`traits`, :func:`has_trait`), the symbol tables
+* ops: traits (:data:`TRAITS`, :func:`traits`, :func:`has_trait`; :func:`draws_random`: whether a
+  call of a ``random`` op drew), the symbol tables
   (:func:`symbols`, :func:`prims`, :func:`torch_impls`, :func:`python_impls`,
   :func:`higher_order_impls`), and the decorators that define ops
   (:func:`torch_op`, :func:`prim`, the torch-style namespaces :data:`T` and :data:`F`);
@@ -77,7 +78,7 @@ if TYPE_CHECKING:  # for readers and static tools; at run time these resolve laz
     from .execution.sizes import RegionNumbers
     from .ir import BoundSymbol, NumberProxy, Proxy, Symbol, TensorProxy, Trace, flat_proxies, tensor_proxy
     from .ir.trace import subtraces
-    from .ir.traits import TRAITS, has_trait, traits
+    from .ir.traits import TRAITS, draws_random, has_trait, traits
     from .ops.registry import F, T, prim, torch_op
     from .lookaside_tools import read_state, record_effect, substitute
     from .plugins import PluginWarning, register, registry, unregister
@@ -91,6 +92,7 @@ _LAZY = {
     "TRAITS": ("thunder_core.ir.traits", "TRAITS"),
     "traits": ("thunder_core.ir.traits", "traits"),
     "has_trait": ("thunder_core.ir.traits", "has_trait"),
+    "draws_random": ("thunder_core.ir.traits", "draws_random"),
     "Trace": ("thunder_core.ir", "Trace"),
     "Symbol": ("thunder_core.ir", "Symbol"),
     "BoundSymbol": ("thunder_core.ir", "BoundSymbol"),
@@ -181,8 +183,8 @@ def python_impls():
 __all__ = [
     "API_VERSION", "Artifact", "BoundSymbol", "Checker", "Claim", "ClaimContext", "ClaimFn", "CostModel",
     "DeviceProfile", "Executor", "F", "NumberProxy", "PROFILES", "PluginWarning", "Proxy", "Region",
-    "RegionNumbers", "SharpEdge", "SharpEdgeChecker", "Symbol", "T", "TRAITS", "TensorProxy", "Trace", "flat_proxies",
-    "has_trait", "higher_order_impls", "hookimpl", "prim", "prims", "profile", "python_impls", "read_state",
+    "RegionNumbers", "SharpEdge", "SharpEdgeChecker", "Symbol", "T", "TRAITS", "TensorProxy", "Trace", "draws_random",
+    "flat_proxies", "has_trait", "higher_order_impls", "hookimpl", "prim", "prims", "profile", "python_impls", "read_state",
     "record_effect", "region_callable", "region_key", "region_of", "register", "registry", "substitute", "subtraces",
     "symbols", "tensor_leaves", "tensor_proxy", "torch_impls", "torch_op", "traits", "unregister", "with_tensors",
 ]  # sorted; tests/execution/test_sdk.py pins it

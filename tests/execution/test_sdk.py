@@ -18,7 +18,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 PUBLIC = ["API_VERSION", "Artifact", "BoundSymbol", "Checker", "Claim", "ClaimContext", "ClaimFn", "CostModel",
           "DeviceProfile", "Executor", "F", "NumberProxy", "PROFILES", "PluginWarning", "Proxy", "Region",
           "RegionNumbers", "SharpEdge", "SharpEdgeChecker", "Symbol", "T", "TRAITS", "TensorProxy", "Trace",
-          "flat_proxies", "has_trait", "higher_order_impls", "hookimpl", "prim", "prims", "profile", "python_impls",
+          "draws_random", "flat_proxies", "has_trait", "higher_order_impls", "hookimpl", "prim", "prims", "profile", "python_impls",
           "read_state", "record_effect", "region_callable", "region_key", "region_of", "register", "registry",
           "substitute", "subtraces", "symbols", "tensor_leaves", "tensor_proxy", "torch_impls", "torch_op", "traits",
           "unregister",

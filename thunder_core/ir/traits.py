@@ -78,7 +78,7 @@ Example::
 
 from __future__ import annotations
 
-__all__ = ["TRAITS", "NON_TRAIT_TAGS", "traits", "has_trait", "ELEMENTWISE", "TRANSCENDENTAL", "REDUCTION",
+__all__ = ["TRAITS", "NON_TRAIT_TAGS", "traits", "has_trait", "draws_random", "ELEMENTWISE", "TRANSCENDENTAL", "REDUCTION",
            "NORMALIZATION", "VIEW", "SHAPE", "RANDOM", "INPLACE", "CREATION", "MATMUL"]
 
 ELEMENTWISE = "elementwise"
@@ -115,3 +115,26 @@ def has_trait(x, trait: str) -> bool:
         raise ValueError(f"has_trait: {trait!r} is not an op trait; the traits are {', '.join(sorted(TRAITS))} "
                          f"(thunder_core.ir.traits.TRAITS).")
     return trait in getattr(x, "sym", x).tags
+
+
+def draws_random(bsym) -> bool:
+    """Does this call (a BoundSymbol) draw random numbers? The ``random`` trait says an op *may*
+    (attention draws only with ``dropout_p > 0``); what a recorded call did is in its
+    decomposition: a call of a ``random`` op without one (a draw itself) draws, and a call
+    whose decomposition holds such a call draws. So ``scaled_dot_product_attention(...,
+    dropout_p=0.0)`` is an attention that draws nothing, and an executor may treat it as one.
+
+    Example::
+
+        from thunder_core.extend import draws_random
+
+        if has_trait(bsym, "random") and not draws_random(bsym):
+            ...  # fusible like the same op without dropout
+    """
+    stack = [bsym]
+    while stack:
+        b = stack.pop()
+        if RANDOM in b.sym.tags and not b.subsymbols:
+            return True
+        stack += b.subsymbols
+    return False

@@ -239,3 +239,36 @@ def test_regions_of_a_symbolic_values_program_are_called_directly(cheap_inductor
         assert not op_by_op
     assert found and all(d is not None for d in found), found
     assert tc.cache_misses(jg) == 1
+
+
+def attention_block(x, w, p):
+    # positions made in the program (creation ops), attention without dropout, a copy to a
+    # contiguous layout: all inside one region now (each cut a region before)
+    b, s, c = x.shape
+    pos = torch.arange(s, device=x.device).unsqueeze(0).float()
+    q = (x @ w + pos.unsqueeze(-1)).view(b, s, 2, c // 2).transpose(1, 2)
+    a = torch.nn.functional.scaled_dot_product_attention(q, q, q, dropout_p=p)
+    return a.transpose(1, 2).contiguous().view(b, s, c).sin()
+
+
+@pytest.mark.parametrize("p", [0.0, 0.3])
+def test_attention_that_draws_nothing_creation_ops_and_contiguous_join_a_region(cheap_inductor, p):
+    from thunder_core.extend import draws_random
+
+    x, w = torch.randn(2, 8, 16), torch.randn(16, 16)
+    jf = tc.jit(attention_block, executors=[cheap_inductor, "torch"], wait_for_compile=True)
+    torch.manual_seed(0)
+    out = jf(x, w, p)
+    torch.manual_seed(0)
+    want = attention_block(x, w, p)
+    if p == 0.0:
+        torch.testing.assert_close(out, want)
+        assert out.is_contiguous()
+    final = tc.last_traces(jf)[-1]
+    ids = [b.sym.id for b in final.bound_symbols]
+    sdpa = [b for b in tc.last_traces(jf)[0].bound_symbols if b.sym.id.endswith("scaled_dot_product_attention")]
+    assert len(sdpa) == 1 and draws_random(sdpa[0]) == (p > 0)
+    if p == 0.0:  # the attention, the arange and the contiguous copy are inside inductor's regions
+        assert not any(i.endswith(("scaled_dot_product_attention", "arange", "contiguous")) for i in ids), ids
+    else:  # an attention that draws stays with torch: a compiled region never draws
+        assert any(i.endswith("scaled_dot_product_attention") for i in ids), ids

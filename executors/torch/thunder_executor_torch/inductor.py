@@ -31,11 +31,12 @@ import threading
 
 import torch
 
-from thunder_core.extend import NumberProxy, TensorProxy, has_trait, region_callable, region_key, torch_impls
+from thunder_core.extend import (NumberProxy, TensorProxy, draws_random, has_trait, region_callable, region_key,
+                                 torch_impls)
 
 #: what inductor fuses, by op traits (thunder_core.extend.TRAITS): ops with one of FUSIBLE_TRAITS
 #: and none of UNFUSED_TRAITS (random draws, writes, opaque calls)
-FUSIBLE_TRAITS = frozenset({"elementwise", "reduction", "shape", "view"})
+FUSIBLE_TRAITS = frozenset({"elementwise", "reduction", "shape", "view", "creation"})
 #: ops a region may span but not be made of alone: library kernels inductor calls from the
 #: compiled region (matmul: products, attention, convolutions) and normalizations (their aten
 #: kernels beat the code inductor generates for them alone, here; inside a larger region the
@@ -60,9 +61,11 @@ _COMPILED: dict = {}  # (region signature, input strides, autograd) -> compiled 
 def _member(bsym):
     """"fuse" or "span" for a symbol a region may hold (see the module docstring), else None."""
     tags = bsym.sym.tags
+    if "random" in tags and not draws_random(bsym):  # attention without dropout: draws nothing
+        tags = tags - {"random"}
     # decided by the op's traits, wherever it is defined (plugins included); a region runs
     # each op's torch implementation, so only torch-level ops with one can join it
-    if not tags.isdisjoint(UNFUSED_TRAITS) or bsym.sym.id not in torch_impls() or bsym.sym.id == "ltorch.contiguous":
+    if not tags.isdisjoint(UNFUSED_TRAITS) or bsym.sym.id not in torch_impls():
         return None
     if not tags.isdisjoint(FUSIBLE_TRAITS) and tags.isdisjoint(SPANNED_TRAITS):
         return "fuse"
