@@ -158,3 +158,30 @@ def test_a_stride_query_of_a_computed_tensor_is_its_symbolic_size():
         torch.testing.assert_close(jf(x), f(x))
     assert tc.cache_misses(jf) == 1
     assert "opaque." not in str(tc.last_traces(jf)[-1])  # the query recorded nothing: x_1 is the stride
+
+
+def test_the_prologue_computes_each_subexpression_of_its_size_checks_once():
+    # Reshapes by computed sizes guard products and quotients of the sizes, nested; the
+    # prologue computes a repeated subexpression once (into a local), and its checks still
+    # tell calls apart.
+    def f(x, k):
+        n = x.shape[0] * x.shape[1]
+        y = x.reshape(n // k, k)
+        z = y.reshape(n // k // 2, 2 * k)
+        return z.sum(0) + n * k
+
+    jf = tc.jit(f)
+    for shape, k in (((4, 6), 2), ((6, 4), 3), ((8, 2), 4)):
+        x = torch.randn(shape)
+        torch.testing.assert_close(jf(x, k), f(x, k))
+    assert tc.cache_misses(jf) == 1
+    src = tc.last_prologue_traces(jf)[-1]
+    rhs = [ln.split("#")[0].split(" = ", 1)[1].strip() for ln in src.splitlines()
+           if ln.strip().startswith("n") and " = " in ln.split("#")[0]]
+    assert rhs, src
+    assert len(rhs) == len(set(rhs)), src  # each subexpression once
+    for shape, k in (((6, 5), 5), ((3, 4), 2), ((6, 5), 3)):  # other sizes: hits or new compiles, right either way
+        x = torch.randn(shape)
+        torch.testing.assert_close(jf(x, k), f(x, k))
+    with pytest.raises(RuntimeError):  # 5 // 2 * 2 != 5: eager's error
+        jf(torch.randn(5, 1), 1)

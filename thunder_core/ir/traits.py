@@ -49,7 +49,9 @@ The vocabulary (an op may have several traits; each is a promise about every cal
     their access pattern depends on data.
 ``random``
     Draws from the random number generator, or reads or sets its state (``rand``,
-    ``dropout``, ``manual_seed``): never recomputed, reordered or fused away.
+    ``dropout``, ``manual_seed``): never recomputed, reordered or fused away. An op that draws
+    only for some arguments (attention, with ``dropout_p > 0``) has the trait; whether a
+    recorded call drew is :func:`draws_random`.
 ``inplace``
     Writes into a tensor argument: ``add_`` and ``x[i] = v`` into the first, ``batch_norm``
     into its running statistics.
