@@ -39,6 +39,14 @@ class Region:
         the region's first call (same shapes, strides, dtypes, devices and requires_grad;
         zero-filled), and its other inputs, in ``inputs`` order, so a compile can specialise on
         them; None otherwise.
+    :param recompile: for an executor that declares ``compiles``, set by tiered execution:
+        ``recompile(*args)`` asks for another compile of the region for the metadata of these
+        arguments, made like the first (in the background, or at once under
+        ``wait_for_compile=True``); its callable replaces the current one when ready. For a call
+        the compile cannot serve, e.g. other strides: an upstream region's compiled code may lay
+        out its outputs unlike the per-op run the first call's examples came from. Repeated
+        requests for the same metadata, and those beyond a few per region, are ignored. None
+        where nothing compiles later (``tc.plan``, a direct ``lower``).
     """
 
     bsyms: tuple
@@ -46,6 +54,7 @@ class Region:
     outputs: tuple
     name: str = ""
     example_inputs: tuple | None = field(default=None, compare=False, repr=False)
+    recompile: Callable | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

@@ -312,6 +312,14 @@ def _meta(x):
     return x
 
 
+def _hashable(metas):
+    try:
+        hash(metas)
+    except TypeError:  # (an input that is neither a tensor nor a hashable value: never recompiled for)
+        return None
+    return metas
+
+
 class _Job:
     def __init__(self, region, metas, grad):
         self.region, self.metas, self.grad = region, metas, grad
@@ -320,13 +328,18 @@ class _Job:
         self.region._compile(self.metas, self.grad)
 
     def cancel(self):
-        self.region.state = "failed: cancelled before it started (thunder_core.execution.tiered.cancel_queued)"
+        if self.region.compiled is None:  # (a cancelled recompile leaves the compiled tier as it is)
+            self.region.state = "failed: cancelled before it started (thunder_core.execution.tiered.cancel_queued)"
 
 
 def cancel_queued() -> int:
     """Drop the background compiles that have not started (their regions keep running op by
     op); returns how many. The test suite uses it between tests to bound background work."""
     return _WORKER.cancel_queued()
+
+
+#: how many compiles beyond the first a region may ask for (Region.recompile)
+MAX_RECOMPILES = 3
 
 
 class TieredRegion:
@@ -340,9 +353,11 @@ class TieredRegion:
         self._lower, self.region, self.baseline, self.wait = lower, region, baseline, wait
         self.state = "not called"
         self.per_op_calls = 0
+        self.recompiles = 0  # compiles asked for through Region.recompile
         self.compile_s = None
         self.compiled = None
         self._homes: list = []   # globals dicts of the execution traces calling this region
+        self._requested: set = set()  # input metadata compiled for, or queued (Region.recompile)
 
     def bind(self, namespace: dict) -> None:
         """Register the globals of an execution trace calling this region by its name: the
@@ -358,6 +373,7 @@ class TieredRegion:
         if self.state == "not called":
             self.state = "compiling"
             metas, grad = tuple(_meta(a) for a in args), torch.is_grad_enabled()
+            self._requested.add(_hashable(metas))
             if self.wait:
                 self._compile(metas, grad)
                 if self.compiled is not None:
@@ -367,13 +383,29 @@ class TieredRegion:
         self.per_op_calls += 1
         return self.baseline(*args)
 
+    def recompile(self, *args):
+        """``Region.recompile``: a compile for the metadata of ``args`` too (see there)."""
+        metas = tuple(_meta(a) for a in args)
+        key = _hashable(metas)
+        if key is None or key in self._requested or len(self._requested) > MAX_RECOMPILES:
+            return
+        self._requested.add(key)
+        self.recompiles += 1
+        grad = torch.is_grad_enabled()
+        if self.wait:
+            self._compile(metas, grad)
+        else:
+            _WORKER.submit(_Job(self, metas, grad))
+
     def _compile(self, metas, grad):
         t0 = time.perf_counter()
         try:
             with _compiling(), torch.set_grad_enabled(grad):
                 examples = tuple(m.example() if isinstance(m, _Meta) else m for m in metas)
-                fn = self._lower(dataclasses.replace(self.region, example_inputs=examples))
+                fn = self._lower(dataclasses.replace(self.region, example_inputs=examples, recompile=self.recompile))
         except Exception as e:  # noqa: BLE001 - the per-op tier stays: correct, only slower
+            if self.compiled is not None:  # a recompile: the compiled tier stays as it is
+                return
             self.state = f"failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
             if self.baseline is None:  # no fallback executor runs it op by op: the error is the call's
                 self.state = "not called"  # (and the next call tries again)
@@ -391,8 +423,9 @@ class TieredRegion:
     def describe(self) -> str:
         """One line for tc.explain: which tier runs this region now."""
         if self.state == "compiled":
+            again = f"; compiled again for other inputs' layouts {self.recompiles} time(s)" if self.recompiles else ""
             return (f"{self.name}: compiled by {self.executor} in {self.compile_s:.2f} s; ran op by op "
-                    f"({self.fallback}) for the first {self.per_op_calls} call(s), compiled since")
+                    f"({self.fallback}) for the first {self.per_op_calls} call(s), compiled since{again}")
         if self.state == "compiling":
             return (f"{self.name}: {self.executor} is compiling it in the background; runs op by op "
                     f"({self.fallback}) meanwhile ({self.per_op_calls} call(s) so far)")

@@ -272,3 +272,27 @@ def test_attention_that_draws_nothing_creation_ops_and_contiguous_join_a_region(
         assert not any(i.endswith(("scaled_dot_product_attention", "arange", "contiguous")) for i in ids), ids
     else:  # an attention that draws stays with torch: a compiled region never draws
         assert any(i.endswith("scaled_dot_product_attention") for i in ids), ids
+
+
+def test_a_region_called_with_other_strides_compiles_for_them_and_keeps_both(cheap_inductor):
+    # The examples of a region's compile come from its first call. A later call with other
+    # strides (here the caller's; in models an upstream region's compiled code laying out its
+    # outputs unlike the per-op run) ran op by op on every call; now it asks for a compile of
+    # its own, and both layouts run compiled after.
+    def f(x):
+        return ((x.sin() * 2 + 1).cos() * x).exp()
+
+    jf = tc.jit(f, executors=[cheap_inductor, "torch"])
+    a, b = torch.randn(16, 32), torch.randn(32, 16).t()  # same shape, transposed strides
+    jf(a)
+    assert tc.wait_for_compiles(300)
+    out, op_by_op = _ran_op_by_op(jf, b)  # runs op by op once, and asks for a compile
+    torch.testing.assert_close(out, f(b))
+    assert op_by_op
+    assert tc.wait_for_compiles(300)
+    for x in (b, a, b, a):
+        out, op_by_op = _ran_op_by_op(jf, x)
+        torch.testing.assert_close(out, f(x))
+        assert not op_by_op
+    assert tc.cache_misses(jf) == 1
+    assert "compiled again for other inputs' layouts 1 time(s)" in tc.explain(jf)

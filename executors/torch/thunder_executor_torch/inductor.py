@@ -141,12 +141,13 @@ def lower(region):
     if examples is None:
         examples = tuple(_example(p) for p in region.inputs)
     grad = torch.is_grad_enabled() and any(isinstance(x, torch.Tensor) and x.requires_grad for x in examples)
-    key = (region_key(region), tuple(x.stride() if isinstance(x, torch.Tensor) else None for x in examples), grad)
+    rk = region_key(region)
+    key = (rk, _strides(examples), grad)
     fn = _COMPILED.get(key)
     if fn is None:
         symbolic = [i for i, p in enumerate(region.inputs) if type(p) is NumberProxy and p.symbolic
                     and type(examples[i]) in (int, float)]
-        fn = _compile_symbolic(region, examples, symbolic) if symbolic else _compile(region, examples)
+        fn = _compile_symbolic(region, examples, symbolic, rk) if symbolic else _compile(region, examples, rk)
         _COMPILED[key] = fn
     return fn
 
@@ -158,7 +159,11 @@ def _example(p):
     return t.requires_grad_() if p.requires_grad else t
 
 
-def _compile(region, examples):
+def _strides(args):
+    return tuple(x.stride() if isinstance(x, torch.Tensor) else None for x in args)
+
+
+def _compile(region, examples, rk):
     """make_fx + inductor's compile_fx: no dynamo frame. When the compile is one inference graph
     whose outputs alias nothing, calls go straight to inductor's generated ``call`` (AOT
     autograd's runtime wrapper only regenerates aliases and handles autograd: neither applies);
@@ -178,8 +183,8 @@ def _compile(region, examples):
         def run(*args):
             try:
                 return direct(list(args))
-            except AssertionError:  # sizes or strides other than the compile's: run op by op
-                return per_op(*args)
+            except AssertionError:  # sizes or strides other than the compile's
+                return _other_layout(region, rk, per_op, args, run)
     else:
         def run(*args):
             if numbers and any(args[i] != v for i, v in numbers):
@@ -187,11 +192,27 @@ def _compile(region, examples):
             try:
                 return tuple(compiled(*args))
             except AssertionError:
-                return per_op(*args)
+                return _other_layout(region, rk, per_op, args, run)
     return run
 
 
-def _compile_symbolic(region, examples, symbolic):
+def _other_layout(region, rk, per_op, args, current):
+    """A call whose tensors have other sizes or strides than the compile's (inductor's code
+    asserts them): the compile for these strides if there is one, else op by op, and a compile
+    for them where tiered execution takes one (an upstream region's compiled code may lay out
+    its outputs unlike the per-op run that gave this region's examples: without it, every later
+    call ran op by op). Regions of one structure share compiles, so a layer finds the compile
+    another layer asked for."""
+    grad = torch.is_grad_enabled() and any(isinstance(x, torch.Tensor) and x.requires_grad for x in args)
+    fn = _COMPILED.get((rk, _strides(args), grad))
+    if fn is not None and fn is not current:
+        return fn(*args)
+    if region.recompile is not None:
+        region.recompile(*args)
+    return per_op(*args)
+
+
+def _compile_symbolic(region, examples, symbolic, rk):
     """A region compiled once for every value of its symbolic numbers (not torch.compile: dynamo
     saves and restores the process's random streams around a compile, which on the compile
     thread rewinds the program's). Traced on fake tensors with a ShapeEnv, as dynamo's
@@ -248,7 +269,7 @@ def _compile_symbolic(region, examples, symbolic):
         try:
             return direct(a)
         except AssertionError:  # tensor sizes or strides other than the compile's
-            return per_op(*args)
+            return _other_layout(region, rk, per_op, args, run)
     return run
 
 
