@@ -296,3 +296,26 @@ def test_a_region_called_with_other_strides_compiles_for_them_and_keeps_both(che
         assert not op_by_op
     assert tc.cache_misses(jf) == 1
     assert "compiled again for other inputs' layouts 1 time(s)" in tc.explain(jf)
+
+
+def test_direct_calls_with_an_input_returned_and_items_of_multi_output_ops():
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    from thunder_executor_torch import inductor
+
+    def region(x, w):
+        a, b = x.split(3, dim=1)  # items of a view op: views of the input x
+        y = torch.nn.functional.layer_norm(x * 2, (6,), w)
+        m, i = (y + 1).max(dim=1)  # items of an op making new tensors
+        return w, a, b, y, m, i
+
+    x, w = torch.randn(4, 6), torch.randn(6)
+    gm = make_fx(region, tracing_mode="fake")(x, w)
+    compiled, direct = inductor._compile_fx(gm, [x, w], 6)
+    assert direct is not None
+    got = direct([x, w])
+    for g, e in zip(got, region(x, w)):
+        torch.testing.assert_close(g, e)
+    assert got[0] is w  # the input itself, as eager returns it
+    assert got[1]._base is x and got[2]._base is x  # true views of the caller's tensor
+    assert got[2].storage_offset() == 3

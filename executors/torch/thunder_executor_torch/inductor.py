@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import operator
 import threading
 
 import torch
@@ -384,16 +385,19 @@ def _direct_call(graphs, n_inputs, n_outputs):
     places = [n for n in nodes if n.op == "placeholder"]
     if outs is None or len(places) != n_inputs or len(outs) != n_outputs:
         return None
-    fix = []  # (output index, input index)
+    fix = []  # (output index, input index, whether the output is that input itself)
     for k, o in enumerate(outs):
-        if getattr(o, "op", None) != "call_function" or _schema(o) is None:
+        if getattr(o, "op", None) == "placeholder":
+            fix.append((k, places.index(o), True))
+            continue
+        if getattr(o, "op", None) != "call_function" or (_schema(o) is None and o.target is not operator.getitem):
             return None
         base = _viewed_input(o)
         if base is not None:
             val, bval = o.meta.get("val"), base.meta.get("val")
             if not isinstance(val, torch.Tensor) or not isinstance(bval, torch.Tensor) or val.dtype != bval.dtype:
                 return None
-            fix.append((k, places.index(base)))
+            fix.append((k, places.index(base), False))
     call = getattr(out, "current_callable", None)
     if call is None or not fix:
         return call
@@ -401,9 +405,9 @@ def _direct_call(graphs, n_inputs, n_outputs):
     def direct(args):
         inputs = tuple(args)  # (the generated call empties the list)
         r = list(call(args))
-        for k, i in fix:
+        for k, i, itself in fix:
             o = r[k]
-            r[k] = inputs[i].as_strided(o.size(), o.stride(), o.storage_offset())
+            r[k] = inputs[i] if itself else inputs[i].as_strided(o.size(), o.stride(), o.storage_offset())
         return tuple(r)
     return direct
 
@@ -413,8 +417,16 @@ def _schema(node):
 
 
 def _viewed_input(node):
-    """The input (placeholder) that ``node`` is a view of, through any chain of views, or None."""
+    """The input (placeholder) that ``node`` is a view of, through any chain of views (an item
+    of a multi-output view such as ``split`` included), or None."""
     while True:
+        if node.op == "call_function" and node.target is operator.getitem:
+            node = node.args[0]  # an item of a multi-output op: a view if the op's outputs are
+            schema = _schema(node)
+            if schema is None or not any(r.alias_info for r in schema.returns):
+                return None
+            node = node.args[0]
+            continue
         schema = _schema(node)
         if schema is None or not any(r.alias_info for r in schema.returns):
             return node if node.op == "placeholder" else None
