@@ -70,6 +70,27 @@ CASES = {
                             (ga, q, k, v, *torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q, k, v, 0.0, True)),
                             {"is_causal": True}),
 }
+# basic indexing: the gradient zero-padded back (a copy where nothing pads)
+_X = rnd(4, 6, 8)
+for _k, _idx in enumerate([(slice(None), slice(1, 4)), (Ellipsis, slice(None, 4)), (Ellipsis, slice(4, None)),
+                           (slice(None), None, 2), -1, (slice(-3, None), Ellipsis, None), (slice(5, 2),),
+                           (None, Ellipsis, None, slice(2, 5)), (slice(0, 100),), (1, slice(2, None), -2)]):
+    CASES[f"getitem_{_k}"] = (B.getitem_backward, (_X[_idx] * 0 + rnd(*_X[_idx].shape), _idx), {"shape": (4, 6, 8)})
+
+
+@pytest.mark.parametrize("idx", [(torch.tensor([0, 2, 2]),), (slice(None, None, 2),), ([0, 1],)])
+def test_getitem_backward_of_other_indices_is_the_op_whole(idx):
+    g = rnd(*_X[idx].shape)
+    tensors = [e for e in idx if isinstance(e, torch.Tensor)]
+    trace = Trace("op")
+    with tracing(trace):
+        pg, *pt = (trace.add_input(t) for t in (g, *tensors))
+        pidx = tuple(pt.pop(0) if isinstance(e, torch.Tensor) else e for e in idx)
+        trace.output = B.getitem_backward(pg, pidx, shape=(4, 6, 8))
+    assert not trace.bound_symbols[0].subsymbols
+    want = torch.zeros(4, 6, 8, dtype=F64, requires_grad=True)
+    torch.testing.assert_close(trace.python_callable(torch_impls())(g, *tensors),
+                               torch.autograd.grad(want[idx], want, g)[0])
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -100,3 +121,30 @@ def test_training_attention_saves_its_statistics_instead_of_recomputing():
     with torch.no_grad():  # inference keeps the plain op
         jfn(q, k, v)
     assert "scaled_dot_product_attention(" in str(tc.last_traces(jfn)[-1])
+
+
+def test_rotary_style_slices_decompose_under_symbolic_sizes():
+    # x[..., :h] / x[..., h:] on a static last dim and x[:, :, None] on symbolic ones (Llama's
+    # rotate_half and repeat_kv): their gradients are pads that fusing executors can take
+    import thunder_core as tc
+
+    w = torch.randn(6, 8, requires_grad=True)
+
+    def f(x):
+        q = x @ w  # (a static last dim, as a projection's)
+        a, b = q[..., :4], q[..., 4:]
+        return (torch.cat((-b, a), dim=-1) * q[:, :, None].sum(2)).sum()
+
+    jf = tc.jit(f)
+    for n in (3, 5):
+        x = torch.randn(2, n, 6, requires_grad=True)
+        jf(x).backward()
+        got, x.grad = (x.grad, w.grad), None
+        w.grad = None
+        f(x).backward()
+        torch.testing.assert_close(got, (x.grad, w.grad))
+        w.grad = None
+    assert tc.cache_misses(jf) == 1
+    bw = tc.last_backward_traces(jf)[0]
+    gb = [b for b in bw.bound_symbols if b.sym.id == "ltorch.getitem_backward"]
+    assert gb and all(b.subsymbols for b in gb), [b.sym.id for b in bw.bound_symbols]

@@ -29,6 +29,7 @@ import torch.nn.functional as _F
 
 from ..ir import tensor_proxy
 from ..ir.traits import ELEMENTWISE, MATMUL, NORMALIZATION, REDUCTION, TRANSCENDENTAL
+from . import prims
 from .prims_shape import same_shape
 from .registry import F, T, torch_op
 
@@ -484,4 +485,49 @@ def _getitem_backward_impl(args, kwargs):
           meta=lambda grad_output, index, *, shape: tensor_proxy(shape, grad_output.dtype, grad_output.device))
 def getitem_backward(grad_output, index, *, shape):
     """The gradient of ``x[index]`` for ``x`` of ``shape``: zeros with ``grad_output`` added
-    where the index reads; no decomposition yet."""
+    where the index reads. Basic indexing by unit-step slices, ints, ``None`` and ``...``
+    decomposes into ``grad_output`` reshaped and zero-padded back to ``shape`` (each element
+    is read at most once: a pad, which fusing executors generate); other indices (tensors,
+    lists, steps, a bound other than 0 or the end on a dim of symbolic size) are the op whole."""
+    entries = index if type(index) is tuple else (index,)
+    if not all(e is None or e is Ellipsis or type(e) in (int, slice) for e in entries) or entries.count(Ellipsis) > 1:
+        return NotImplemented
+    consumed = sum(type(e) in (int, slice) for e in entries)
+    if consumed > len(shape):
+        return NotImplemented
+    full = []
+    for e in entries:
+        full += [slice(None)] * (len(shape) - consumed) if e is Ellipsis else [e]
+    if Ellipsis not in entries:
+        full += [slice(None)] * (len(shape) - consumed)
+    g, gd, xd, pads = grad_output, 0, 0, []
+    for e in full:
+        if e is None:  # a new dim of size 1 in the gradient: dropped
+            g = T.squeeze(g, gd)
+            continue
+        n = shape[xd]
+        if type(e) is int:
+            if type(n) is not int or not -n <= e < n:
+                return NotImplemented
+            lo = e % n
+            g, hi = T.unsqueeze(g, gd), n - lo - 1
+        else:
+            if e.step not in (None, 1):
+                return NotImplemented
+            if e.start is None and e.stop is None:
+                lo, hi = 0, 0
+            elif type(n) is int:
+                lo, stop, _ = e.indices(n)
+                hi = n - max(stop, lo)
+            elif e.stop is None:  # to the end: the last grad_output.shape[gd] positions
+                lo, hi = n - g.shape[gd], 0
+            elif e.start in (None, 0):  # from the start: the first ones
+                lo, hi = 0, n - g.shape[gd]
+            else:  # (a bound against a symbolic size would need its clamping guarded)
+                return NotImplemented
+        pads.append((lo, hi))
+        gd, xd = gd + 1, xd + 1
+    if all(type(v) is int and not v for lo_hi in pads for v in lo_hi):
+        return T.clone(g) if g is grad_output else g  # (own_outputs copies a view of the input)
+    # prims.pad, not F.pad: its meta computes symbolic sizes (F.pad's fake meta specialises them)
+    return prims.pad(g, 0, padding_config=tuple((lo, hi, 0) for lo, hi in pads))

@@ -171,7 +171,7 @@ def pad(a, padding_value, *, padding_config):
                          f"got {padding_config}.")
     shape = []
     for d, ((lo, hi, interior), n) in enumerate(zip(padding_config, a.shape)):
-        size = lo + hi + n + max(n - 1, 0) * interior
+        size = lo + hi + n + (max(n - 1, 0) * interior if interior else 0)  # (no guard on n for none)
         if interior < 0 or size < 0:
             raise ValueError(f"prims.pad: dim {d} of {a.name} (size {n}) with (lo, hi, interior) = "
                              f"{(lo, hi, interior)} needs interior >= 0 and a non-negative result size.")
