@@ -123,7 +123,7 @@ def test_training_attention_saves_its_statistics_instead_of_recomputing():
     assert "scaled_dot_product_attention(" in str(tc.last_traces(jfn)[-1])
 
 
-def test_rotary_style_slices_decompose_under_symbolic_sizes():
+def test_rotary_style_slices_have_pads_for_gradients_under_symbolic_sizes():
     # x[..., :h] / x[..., h:] on a static last dim and x[:, :, None] on symbolic ones (Llama's
     # rotate_half and repeat_kv): their gradients are pads that fusing executors can take
     import thunder_core as tc
@@ -145,6 +145,6 @@ def test_rotary_style_slices_decompose_under_symbolic_sizes():
         torch.testing.assert_close(got, (x.grad, w.grad))
         w.grad = None
     assert tc.cache_misses(jf) == 1
-    bw = tc.last_backward_traces(jf)[0]
-    gb = [b for b in bw.bound_symbols if b.sym.id == "ltorch.getitem_backward"]
-    assert gb and all(b.subsymbols for b in gb), [b.sym.id for b in bw.bound_symbols]
+    ids = [b.sym.id for b in tc.last_backward_traces(jf)[0].bound_symbols]
+    # the VJP records the pads themselves, beside the ops around them
+    assert "ltorch.getitem_backward" not in ids and ids.count("prims.pad") == 2, ids

@@ -489,6 +489,13 @@ def getitem_backward(grad_output, index, *, shape):
     decomposes into ``grad_output`` reshaped and zero-padded back to ``shape`` (each element
     is read at most once: a pad, which fusing executors generate); other indices (tensors,
     lists, steps, a bound other than 0 or the end on a dim of symbolic size) are the op whole."""
+    return basic_index_backward(grad_output, index, shape)
+
+
+def basic_index_backward(grad_output, index, shape):
+    """``getitem_backward``'s decomposition, or NotImplemented where there is none (see there).
+    The VJP of ``getitem`` records it directly where it applies: its pad then sits beside the
+    ops around it, where a fusing executor takes it with them."""
     entries = index if type(index) is tuple else (index,)
     if not all(e is None or e is Ellipsis or type(e) in (int, slice) for e in entries) or entries.count(Ellipsis) > 1:
         return NotImplemented
@@ -528,6 +535,6 @@ def getitem_backward(grad_output, index, *, shape):
         pads.append((lo, hi))
         gd, xd = gd + 1, xd + 1
     if all(type(v) is int and not v for lo_hi in pads for v in lo_hi):
-        return T.clone(g) if g is grad_output else g  # (own_outputs copies a view of the input)
+        return T.clone(g)  # a new tensor, as eager's (never the cotangent or a view of it)
     # prims.pad, not F.pad: its meta computes symbolic sizes (F.pad's fake meta specialises them)
     return prims.pad(g, 0, padding_config=tuple((lo, hi, 0) for lo, hi in pads))

@@ -93,7 +93,8 @@ def _(b, *cts):
 # ---------------------------------------------------------------- indexing
 
 def _placed(g, x, index):
-    return B.getitem_backward(g, index, shape=tuple(x.shape))
+    out = B.basic_index_backward(g, index, tuple(x.shape))  # (a pad next to the ops around it)
+    return B.getitem_backward(g, index, shape=tuple(x.shape)) if out is NotImplemented else out
 
 
 @vjp("ltorch.getitem")
