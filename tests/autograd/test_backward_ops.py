@@ -146,5 +146,5 @@ def test_rotary_style_slices_have_pads_for_gradients_under_symbolic_sizes():
         w.grad = None
     assert tc.cache_misses(jf) == 1
     ids = [b.sym.id for b in tc.last_backward_traces(jf)[0].bound_symbols]
-    # the VJP records the pads themselves, beside the ops around them
-    assert "ltorch.getitem_backward" not in ids and ids.count("prims.pad") == 2, ids
+    # the VJP records the padding itself (zeros joined on), beside the ops around them
+    assert "ltorch.getitem_backward" not in ids and ids.count("ltorch.cat") >= 2, ids

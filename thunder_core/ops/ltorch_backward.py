@@ -29,7 +29,6 @@ import torch.nn.functional as _F
 
 from ..ir import tensor_proxy
 from ..ir.traits import ELEMENTWISE, MATMUL, NORMALIZATION, REDUCTION, TRANSCENDENTAL
-from . import prims
 from .prims_shape import same_shape
 from .registry import F, T, torch_op
 
@@ -521,7 +520,7 @@ def basic_index_backward(grad_output, index, shape):
         else:
             if e.step not in (None, 1):
                 return NotImplemented
-            if e.start is None and e.stop is None:
+            if e.start in (None, 0) and e.stop is None:
                 lo, hi = 0, 0
             elif type(n) is int:
                 lo, stop, _ = e.indices(n)
@@ -536,5 +535,18 @@ def basic_index_backward(grad_output, index, shape):
         gd, xd = gd + 1, xd + 1
     if all(type(v) is int and not v for lo_hi in pads for v in lo_hi):
         return T.clone(g)  # a new tensor, as eager's (never the cotangent or a view of it)
-    # prims.pad, not F.pad: its meta computes symbolic sizes (F.pad's fake meta specialises them)
-    return prims.pad(g, 0, padding_config=tuple((lo, hi, 0) for lo, hi in pads))
+    # zeros either side, joined: torch-level ops with symbolic sizes, which a fusing executor
+    # takes with the ops around it (F.pad's fake meta would specialise symbolic sizes, and
+    # prims.pad is below what such executors take)
+    def zeros(d, k):  # [] for none (a symbolic amount is a size that may be 0)
+        if type(k) is int and not k:
+            return []
+        size = list(g.shape)
+        size[d] = k
+        return [T.zeros(size, dtype=g.dtype, device=g.device)]
+
+    for d, (lo, hi) in enumerate(pads):
+        before, after = zeros(d, lo), zeros(d, hi)
+        if before or after:
+            g = T.cat([*before, g, *after], d)
+    return g
