@@ -97,7 +97,7 @@ CASES = [
      lambda q, k, v: F.scaled_dot_product_attention(
          q, k, v, attn_mask=torch.linspace(-1, 1, 30, dtype=q.dtype).reshape(5, 6), scale=0.3),
      lambda: [rnd(2, 2, 5, 4), rnd(2, 2, 6, 4), rnd(2, 2, 6, 3)]),
-    ("sdpa_mask_requiring_grad_falls_back", "ltorch.scaled_dot_product_attention",
+    ("sdpa_mask_requiring_grad_through_its_decomposition", "ltorch.scaled_dot_product_attention",
      lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, attn_mask=m),
      lambda: [rnd(2, 5, 4), rnd(2, 6, 4), rnd(2, 6, 3), rnd(5, 6)]),
     ("sdpa_bool_mask", "ltorch.scaled_dot_product_attention",

@@ -132,12 +132,19 @@ def _no_dropout(b):
     return _is_zero(args_of(b, None, None, None, None, 0.0)[4])
 
 
-# with dropout the fused op does not return its mask: the decomposition draws it in the forward
-@vjp("ltorch.scaled_dot_product_attention", applies=_no_dropout)
+def _fused_backward(b):
+    """Calls the attention rule covers: no dropout, and no mask that needs a gradient."""
+    mask = args_of(b, None, None, None, None, 0.0)[3]
+    return _no_dropout(b) and not (is_tensor(mask) and mask.requires_grad)
+
+
+# Others are differentiated through the decomposition: with dropout the fused op does not return
+# its mask (the decomposition draws it in the forward); a learned float mask (T5's position
+# bias) gets its gradient from the scores' (the fused backward kernels give none), and every op
+# of it can join the regions around it (it was PyTorch's autograd on the op, opaque).
+@vjp("ltorch.scaled_dot_product_attention", applies=_fused_backward)
 def _(b, g):
     q, k, v, mask, p, scale = args_of(b, None, None, None, None, 0.0, None)
-    if is_tensor(mask) and mask.requires_grad:
-        return torch_vjp_rule(b, g)
     kw = {k_: v_ for k_, v_ in b.kwargs.items() if k_ in ("is_causal", "enable_gqa")}
     gq, gk, gv = B.sdpa_backward(g, q, k, v, mask, scale, **kw)
     return (gq, gk, gv, None, None, None)[:len(b.args)]
