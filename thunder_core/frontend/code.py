@@ -175,9 +175,10 @@ import operator as _operator
 _BINARY_FNS = [getattr(_operator, {"+": "add", "&": "and_", "//": "floordiv", "<<": "lshift", "@": "matmul",
                                    "*": "mul", "%": "mod", "|": "or_", "**": "pow", ">>": "rshift", "-": "sub",
                                    "/": "truediv", "^": "xor"}.get(sym, "add")) for _, sym in dis._nb_ops]
-_COMPARE_FNS = {sym: (fn, lambda a, b, fn=fn: bool(fn(a, b))) for sym, fn in (
-    ("<", _operator.lt), ("<=", _operator.le), ("==", _operator.eq), ("!=", _operator.ne),
-    (">", _operator.gt), (">=", _operator.ge))}
+#: comparison symbol -> its function (the COMPARE_OP handler uses it too)
+COMPARE = {"<": _operator.lt, "<=": _operator.le, "==": _operator.eq, "!=": _operator.ne,
+           ">": _operator.gt, ">=": _operator.ge}
+_COMPARE_FNS = {sym: (fn, lambda a, b, fn=fn: bool(fn(a, b))) for sym, fn in COMPARE.items()}
 _INPLACE_OPS = frozenset(k for k, (_, sym) in enumerate(dis._nb_ops) if sym.endswith("="))
 
 # Instructions the run loop executes inline (see Interpreter._run).

@@ -8,7 +8,7 @@ import dis
 import operator
 
 from .. import events as ev
-from ..code import PY
+from ..code import COMPARE, PY
 from ..native import query
 from ..provenance import ITEM, Provenance
 from . import op
@@ -24,8 +24,6 @@ _BINARY = {
 }
 BINARY_OPS = [_BINARY[sym] for _, sym in dis._nb_ops]
 _INPLACE = frozenset(i for i, (_, sym) in enumerate(dis._nb_ops) if sym.endswith("=") and sym not in ("==",))
-COMPARE = {"<": operator.lt, "<=": operator.le, "==": operator.eq, "!=": operator.ne,
-           ">": operator.gt, ">=": operator.ge}
 
 
 @op("BINARY_OP")
