@@ -23,8 +23,11 @@ INFIX = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.trued
 PREFIX = {operator.neg: "-", operator.pos: "+", operator.invert: "~"}
 
 
-def render(x, leaf: Callable[[NumberProxy], str], call: Callable[[Callable], str], literal: Callable = repr) -> str:
-    """``x`` (a number or symbolic NumberProxy) as a Python expression; see the module docstring."""
+def render(x, leaf: Callable[[NumberProxy], str], call: Callable[[Callable], str], literal: Callable = repr,
+           share: Callable[[str], str] | None = None) -> str:
+    """``x`` (a number or symbolic NumberProxy) as a Python expression; see the module docstring.
+    ``share(source) -> source``, when given, is applied to each computed subexpression (not to
+    ``x`` itself): the prologue computes each one once into a local and names it there."""
     if not isinstance(x, NumberProxy):
         return literal(x)
     if x.value is not None:
@@ -32,7 +35,10 @@ def render(x, leaf: Callable[[NumberProxy], str], call: Callable[[Callable], str
     if x.expr is None:
         return leaf(x)
     fn, args = x.expr
-    parts = [render(a, leaf, call, literal) for a in args]
+    parts = [render(a, leaf, call, literal, share) for a in args]
+    if share is not None:
+        parts = [share(s) if isinstance(a, NumberProxy) and a.value is None and a.expr is not None else s
+                 for s, a in zip(parts, args)]
     if fn in INFIX and len(parts) == 2:
         return f"({parts[0]} {INFIX[fn]} {parts[1]})"
     if fn in PREFIX and len(parts) == 1:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import torch
 
 from . import fresh
-from .predicates import INFIX, PREFIX, describe, inputs_of
+from .predicates import describe, inputs_of, render
 from .record import (BOUND, DRAWN, EQUALS, IDENTITY, LENGTH, NO_HOOKS, PREDICATE, SAME_AS, TENSOR, TYPE, VALUES,
                      Capture)
 from ..frontend.native import MODULE_TABLES
@@ -185,30 +185,20 @@ class _Builder:
                     return f"{parent}.{table}[{name!r}]", d[name]
         return f"{parent}.{name}", getattr(pv, name)
 
-    def number(self, x, top=True) -> str:
+    def number(self, x) -> str:
         """Source computing the symbolic number ``x`` again from the inputs it is computed from.
         Each subexpression is computed once, into a local, where the first check needs it: the
         guards of a model's reshapes repeat the same products of sizes many levels deep, and
         written out whole they took ~16 µs of a small HF model's ~50 µs of checks."""
-        if not isinstance(x, NumberProxy):
-            return self.literal(x)
-        if x.value is not None:
-            return self.literal(x.value)
-        if x.expr is None:
-            return self.fetch(self.number_inputs[id(x)])
-        fn, args = x.expr
-        parts = [self.number(a, False) for a in args]
-        if fn in INFIX and len(parts) == 2:
-            code = f"({parts[0]} {INFIX[fn]} {parts[1]})"
-        elif fn in PREFIX and len(parts) == 1:
-            code = f"({PREFIX[fn]}{parts[0]})"
-        else:
-            code = f"{self.const(fn, 'F')}({', '.join(parts)})"
+        return render(x, lambda q: self.fetch(self.number_inputs[id(q)]), lambda fn: self.const(fn, "F"),
+                      self.literal, self._computed_once)
+
+    def _computed_once(self, code: str) -> str:
         var = self.computed.get(code)
-        if var is None and not top:
+        if var is None:
             var = self.computed[code] = f"n{len(self.computed)}"
             self.lines.append(f"{var} = {code}")
-        return var or code
+        return var
 
     def check(self, cond: str, why: str):
         if cond in self.checked:  # the same predicate reached twice (two proxies, one expression)
