@@ -22,7 +22,8 @@ broadcast_dimensions=)`` places dimension ``i`` of ``a`` at output dimension
 Every meta checks its inputs and raises an error saying what to convert or broadcast.
 
 Traits: the elementwise prims and ``convert_element_type`` are ``"elementwise"``, those in
-:data:`TRANSCENDENTAL_PRIMS` also ``"transcendental"``; ``broadcast_in_dim`` is a ``"view"``.
+:data:`TRANSCENDENTAL_PRIMS` also ``"transcendental"``; ``broadcast_in_dim`` is a ``"view"``, and so are
+``real``/``imag`` (:data:`VIEW_PRIMS`: views of their complex input, as in torch).
 ``device_put`` has no trait (a copy between devices: no computation a trait describes).
 """
 
@@ -91,7 +92,13 @@ TRANSCENDENTAL_PRIMS = frozenset(("exp exp2 expm1 log log1p log2 log10 sqrt rsqr
                                   "hypot").split())
 
 
+#: elementwise prims that return a view of their complex input (as torch.real/torch.imag do)
+VIEW_PRIMS = frozenset({"real", "imag"})
+
+
 def _traits(name: str) -> tuple:
+    if name in VIEW_PRIMS:
+        return (ELEMENTWISE, VIEW)
     return (ELEMENTWISE, TRANSCENDENTAL) if name in TRANSCENDENTAL_PRIMS else (ELEMENTWISE,)
 
 
