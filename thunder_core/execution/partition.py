@@ -32,6 +32,7 @@ from ..ir.trace import current_equalities, subtraces
 from .claims import (Claim, ClaimContext, Declined, Region, _decline_reason, region_boundary, region_callable,
                      region_key, region_symbol)
 from .cost import CostModel
+from .reuse import reuse_buffers
 from .tiered import TieredRegion
 from ..transforms.numbers import materialize_numbers
 
@@ -350,6 +351,8 @@ def partition(trace: Trace, executors, model: CostModel | None = None, *, lower:
                 if b.sym.id in impls:
                     out.impls[b.sym.id], out.owner[b.sym.id] = impls[b.sym.id], ex.name
                     break
+    if lower:  # dead intermediates' buffers written again instead of allocating (reuse.py)
+        reuse_buffers(out.trace, out.impls, out.owner, {ex.name: table for _, ex, table in ranked})
     return out
 
 

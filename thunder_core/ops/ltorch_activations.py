@@ -237,7 +237,7 @@ for _sig, _numbers, _fns, _f, _in_fns, _traits in _ACTIVATIONS:
         _inplace = inplace_variant(_name + "_", _sig, _inputs, _in_fns, [f.__name__ for f in _in_fns
                                    if getattr(torch.Tensor, f.__name__, None) is f],
                                    impl=None if _in_fns else _f_impl(_f, inplace=True), callables=CALLABLES,
-                                   traits=_traits)
+                                   traits=_traits, of=_entry)
         register_front(_route(_name, _f, _entry, _inplace), [_f], callables=CALLABLES)
 
 del _sig, _numbers, _fns, _f, _in_fns, _traits, _name, _inputs, _entry, _inplace

@@ -47,7 +47,7 @@ from . import prims
 from .prims_elementwise import KINDS, dtype_kind, number_type
 from .prims_shape import same_shape
 from .prims_shape import broadcast_shapes  # noqa: F401 - used here and re-exported (ltorch ops import it from here)
-from .registry import TORCH_CALLS, TORCH_IMPLS, T, fake_meta, torch_op
+from .registry import INPLACE_VARIANTS, TORCH_CALLS, TORCH_IMPLS, T, fake_meta, torch_op
 
 __all__ = ["result_dtype", "broadcast_shapes", "prepare", "convert", "cast_number", "value_of", "op",
            "inplace_variant", "register_front", "CALLABLES", "ENTRIES", "E", "ET"]
@@ -243,11 +243,13 @@ def _inplace_meta(sid: str):
     return meta
 
 
-def inplace_variant(name: str, sig, inputs, fns, methods=(), impl=None, callables=CALLABLES, traits=E):
+def inplace_variant(name: str, sig, inputs, fns, methods=(), impl=None, callables=CALLABLES, traits=E, of=None):
     """Define the in-place op ``name`` (e.g. ``"add_"``) for torch callables ``fns``, with the
     signature of ``sig``, the traits ``"inplace"`` and ``traits`` (its out-of-place op's) and
     no decomposition; the executor calls ``fns[0]`` (or ``impl``), which mutates its first
-    argument."""
+    argument. ``of``: the out-of-place op's entry, when it takes the same arguments (recorded
+    in ``registry.INPLACE_VARIANTS``: the execution trace may then write a dead intermediate's
+    buffer instead of allocating)."""
     def inplace(*args, **kwargs):
         """Runs as one op, in place, in program order."""
     inplace.__signature__ = inspect.signature(sig)
@@ -255,6 +257,8 @@ def inplace_variant(name: str, sig, inputs, fns, methods=(), impl=None, callable
                      meta=_inplace_meta(f"ltorch.{name}"))(inplace)
     _record(callables, fns)
     ENTRIES[name] = entry
+    if of is not None:
+        INPLACE_VARIANTS[of.symbol.id] = entry.symbol.id
     return entry
 
 
@@ -280,7 +284,7 @@ def op(names: str, *, inputs=("input",), extra=(), fns=None, methods=None, inpla
             in_fns, in_methods = _callables(names, "_")
             if in_fns:
                 inplace_variant(names[0] + "_", sig, inputs, in_fns, in_methods, callables=callables,
-                                traits=tuple(t for t in tags if t in (ELEMENTWISE, TRANSCENDENTAL)))
+                                traits=tuple(t for t in tags if t in (ELEMENTWISE, TRANSCENDENTAL)), of=entry)
         return entry
     return define
 
@@ -328,7 +332,7 @@ _UNARY = [
     ("abs absolute", "", (), E), ("neg negative", "", (), E), ("sign", "", (), E), ("signbit", "", (), E),
     ("floor", "", (), E), ("ceil", "", (), E), ("trunc fix", "", (), E), ("bitwise_not", "", (), E),
     ("logical_not", "", (), E), ("isnan", "", (), E), ("isinf", "", (), E), ("isfinite", "", (), E),
-    ("imag", "", (), E),
+    ("imag", "", (), (ELEMENTWISE, VIEW)),  # (torch.imag is a view of its complex input)
     ("exp", "float", (), ET), ("exp2", "float", (special.exp2,), ET), ("expm1", "float", (special.expm1,), ET),
     ("log", "float", (), ET), ("log1p", "float", (special.log1p,), ET), ("log2", "float", (), ET),
     ("log10", "float", (), ET), ("sqrt", "float", (), ET), ("rsqrt", "float", (), ET),

@@ -60,13 +60,16 @@ from ..ir.traits import NON_TRAIT_TAGS, TRAITS
 from .symbolic_meta import has_symbolic, symbolic_fake_run
 
 __all__ = ["torch_op", "prim", "T", "F", "TORCH_CALLS", "TORCH_IMPLS", "SYMBOLS", "PRIMS", "OpDef", "fake_meta",
-           "torch_call_of", "whole_op", "signature_function", "S"]
+           "torch_call_of", "whole_op", "signature_function", "S", "INPLACE_VARIANTS"]
 
 TORCH_CALLS: dict[object, Callable] = {}
 TORCH_IMPLS: dict[str, Callable] = {}
 SYMBOLS: dict[str, Symbol] = {}       # id -> symbol (every torch-level symbol)
 PRIMS: dict[str, Symbol] = {}         # id -> primitive
 OPDEFS: dict[str, "OpDef"] = {}       # id -> its definition (signature, inputs, torch function)
+#: id of an out-of-place op -> id of its in-place variant taking the same arguments and writing
+#: the result into the first (``ltorch.add`` -> ``ltorch.add_``): execution/reuse.py
+INPLACE_VARIANTS: dict[str, str] = {}
 
 
 class OpDef:
