@@ -275,3 +275,25 @@ def test_an_error_of_the_computation_on_a_hit_propagates_and_is_not_a_miss():
     with pytest.raises(torch.linalg.LinAlgError):
         jf(-torch.eye(3))  # so does the hit, once, without compiling again
     assert (tc.cache_misses(jf), tc.cache_hits(jf)) == (1, 1)
+
+
+def test_the_hit_path_for_the_traced_sizes_and_other_sizes_agree_with_eager():
+    """The one-call hit path is specialised to the sizes and strides the entry was traced
+    for (guards/prologue.py, static=True); other sizes, strides and sizes that fail a traced
+    predicate go through the general prologue: the same entry, or a compile where eager
+    would branch otherwise."""
+    def f(x, y):
+        if x.shape[0] > 4:
+            return x * y + x.shape[0]
+        return x - y
+
+    jf = tc.jit(f)
+    calls = [(8, 8), (8, 8), (16, 8), (8, 8), (3, 8), (8, 8), "transposed", (8, 8)]
+    for c in calls:
+        if c == "transposed":
+            x, y = torch.randn(8, 8).t(), torch.randn(8, 8)
+        else:
+            x, y = torch.randn(*c), torch.randn(*c)
+        torch.testing.assert_close(jf(x, y), f(x, y))
+    # one compile for sizes above 4 (any of them, any strides), one for 3
+    assert (tc.cache_misses(jf), tc.cache_hits(jf)) == (2, len(calls) - 2)

@@ -203,7 +203,8 @@ class JittedFunction:
                           f"an attribute or item of an argument, global or module.", RecompileWarning, stacklevel=4)
         elif self.cache != "no caching":
             if self.cache != "same input" and not cap.epilogue_draws:  # (the prologue returns draws too)
-                entry.fast = fast_call(prologue, args, kwargs, computation, epilogue, self.__qualname__)
+                static = build_prologue(cap, args, kwargs, static=True)  # (None: the same as prologue)
+                entry.fast = fast_call(static or prologue, args, kwargs, computation, epilogue, self.__qualname__)
             key = dispatch_key(args, kwargs)
             previous = self._last
             self._entries.setdefault(key, []).insert(0, entry)

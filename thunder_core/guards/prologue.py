@@ -207,21 +207,34 @@ class _Builder:
         self.lines.append(f"if {cond}: return MISS  # {why}")
 
 
-def build_prologue(cap: Capture, args, kwargs, *, check=True) -> Prologue:
+def build_prologue(cap: Capture, args, kwargs, *, check=True, static=False) -> Prologue | None:
     """Generate the prologue for ``cap``, resolving paths on this call's ``args``/``kwargs``.
     ``check=False`` fetches inputs without checking them (cache="same input"); fresh values
     are drawn and checked all the same. When the epilogue uses fresh objects
-    (``cap.epilogue_draws``), the prologue returns them, in a tuple, after the inputs."""
+    (``cap.epilogue_draws``), the prologue returns them, in a tuple, after the inputs.
+
+    ``static=True``: a stricter prologue for the cache hit's fast path (:func:`fast_call`),
+    for calls whose tensors have exactly the sizes and strides of *this* call (the one traced):
+    one TensorGuards call checks them all, the symbolic sizes become constants, and the
+    predicates on sizes alone are left out (they held on these sizes when traced). A call with
+    other sizes misses it and takes the general prologue. None where it would be the general
+    one (no tensor has symbolic sizes) or TensorGuards is unavailable."""
     b = _Builder(args, kwargs)
     unchecked, tensors, drawn = [], [], []
     b.number_inputs = {id(p): prov for prov, p in cap.inputs}
     fresh_inputs = {id(p) for prov, p in cap.inputs if prov.root.kind == FRESH}
+    sizes_now = _seed_sizes(b, cap) if static else None
+    if static and not sizes_now:
+        return None
     if cap.draws or check:
         for g in cap.guards:
             if _after_draws(g, fresh_inputs):
                 drawn.append(g)
                 continue
             if not check:
+                continue
+            if static and g.kind == PREDICATE and all(
+                    b.number_inputs.get(id(q)) in sizes_now for q in inputs_of(g.value[0])):
                 continue
             if g.kind == PREDICATE:
                 try:
@@ -238,7 +251,9 @@ def build_prologue(cap: Capture, args, kwargs, *, check=True) -> Prologue:
                 tensors.append((var, g))  # checked together below, in C++
             else:
                 _emit_check(b, var, g)
-        if tensors and not _batch_tensor_check(b, tensors):
+        if tensors and not _batch_tensor_check(b, tensors, static):
+            if static:
+                return None
             for var, g in tensors:
                 _emit_check(b, var, g)
     if cap.draws:
@@ -302,16 +317,48 @@ except Exception:  # noqa: BLE001 - an internal API: fall back to Python checks 
     _TensorGuards = None
 
 
-def _batch_tensor_check(b: _Builder, tensors) -> bool:
+def _seed_sizes(b: _Builder, cap: Capture) -> set:
+    """For a static prologue: the symbolic sizes of guarded tensors, as constants (this call's
+    sizes) instead of fetches; returns their paths (empty if there are none, or
+    TensorGuards, which checks them, is unavailable)."""
+    seeded = set()
+    if _TensorGuards is None:
+        return seeded
+    for g in cap.guards:
+        if g.kind != TENSOR or None not in g.value[0]:
+            continue
+        try:
+            shape = b.values[g.prov].shape if g.prov in b.values else _value_at(b, g.prov).shape
+        except Exception:  # noqa: BLE001 - not re-fetchable: the general prologue says so
+            return set()
+        for d, n in enumerate(g.value[0]):
+            if n is None:
+                prov = Provenance(ITEM, Provenance(ATTR, g.prov, "shape"), d)
+                b.exprs[prov], b.values[prov] = repr(shape[d]), shape[d]
+                seeded.add(prov)
+    return seeded
+
+
+def _value_at(b: _Builder, prov):
+    """The value at ``prov`` on the builder's call, without emitting its fetch (a throwaway
+    builder resolves it)."""
+    scratch = _Builder(b.args, b.kwargs)
+    scratch.fetch(prov)
+    return scratch.values[prov]
+
+
+def _batch_tensor_check(b: _Builder, tensors, static=False) -> bool:
     """Check all tensors with one TensorGuards call (type, dtype, device, requires_grad,
     dispatch keys, number of dims, sizes and strides). A tensor with symbolic sizes (``None``
     in its guarded shape) has those sizes and all its strides unchecked there (its trace is
     for any of them); that each symbolic size is 2 or more is checked after, in Python, on the
-    sizes the prologue fetches anyway for the computation. False if it cannot be built or
-    rejects these very tensors (then the caller emits Python checks)."""
+    sizes the prologue fetches anyway for the computation. ``static``: every size and stride
+    is checked exactly (:func:`build_prologue`). False if it cannot be built or rejects these
+    very tensors (then the caller emits Python checks)."""
     values = [b.values[b_prov] for b_prov in (g.prov for _, g in tensors)]
-    sizes = [list(v.size()) if None not in g.value[0] else list(g.value[0]) for v, (_, g) in zip(values, tensors)]
-    strides = [list(v.stride()) if None not in g.value[0] else [None] * v.dim() for v, (_, g) in zip(values, tensors)]
+    exact = [static or None not in g.value[0] for _, g in tensors]
+    sizes = [list(v.size()) if e else list(g.value[0]) for v, (_, g), e in zip(values, tensors, exact)]
+    strides = [list(v.stride()) if e else [None] * v.dim() for v, e in zip(values, exact)]
     try:
         tg = _TensorGuards(*values, dynamic_dims_sizes=sizes, dynamic_dims_strides=strides)
         if not tg.check(*values):
@@ -321,8 +368,9 @@ def _batch_tensor_check(b: _Builder, tensors) -> bool:
     names = ", ".join(var for var, _ in tensors)
     b.typed.update(var for var, _ in tensors)
     what = "; ".join(f"{var}: {g.describe()}" for var, g in tensors[:4]) + ("; ..." if len(tensors) > 4 else "")
-    b.check(f"not {b.const(tg, 'TG')}.check({names})", f"tensors (and strides): {what}")
-    for _, g in tensors:
+    b.check(f"not {b.const(tg, 'TG')}.check({names})", f"tensors (and strides): {what}"
+            + (" (this call's sizes and strides exactly)" if static else ""))
+    for _, g in () if static else tensors:
         dims = [b.fetch(Provenance(ITEM, Provenance(ATTR, g.prov, "shape"), d))
                 for d, n in enumerate(g.value[0]) if n is None]
         if dims:  # the same paths as the computation's size inputs (capture.py): fetched once
