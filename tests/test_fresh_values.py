@@ -392,7 +392,7 @@ def test_uuids_are_inputs_whose_numbers_are_symbolic():
 
     def f(x):
         u = uuid.uuid4()
-        return x + u.int % 1000 + (u.version == 4)  # attributes: numbers of this call's UUID
+        return x + u.int % 1_000_000 + (u.version == 4)  # attributes: numbers of this call's UUID
 
     jf = tc.jit(f)
     outs = [jf(X)[0].item() for _ in range(CALLS)]
