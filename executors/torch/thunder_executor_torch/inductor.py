@@ -160,6 +160,18 @@ def _example(p):
     return t.requires_grad_() if p.requires_grad else t
 
 
+def _decompositions():
+    """Inductor's decomposition table, applied already when the region is traced to aten ops.
+    Layout-dependent choices made while tracing (``reshape``/``matmul`` become a ``view`` when
+    the strides allow one) must see the layouts inductor's own trace will see: its
+    decompositions change some (``cat`` of one non-empty tensor becomes a ``clone`` that keeps
+    the input's strides, where the op itself returns a contiguous tensor), and a ``view``
+    decided on the op's layout then fails on the decomposition's (HF T5's key/value cache)."""
+    from torch._inductor.decomposition import select_decomp_table
+
+    return select_decomp_table()
+
+
 def _strides(args):
     return tuple(x.stride() if isinstance(x, torch.Tensor) else None for x in args)
 
@@ -174,7 +186,7 @@ def _compile(region, examples, rk):
 
     per_op = region_callable(region, torch_impls())
     with _thread_local_effects():
-        gm = make_fx(per_op, tracing_mode="fake")(*examples)
+        gm = make_fx(per_op, tracing_mode="fake", decomposition_table=_decompositions())(*examples)
     compiled, direct = _compile_fx(gm, list(examples), len(region.outputs))
     # what the compile specialised on besides tensors' metadata (which inductor's generated
     # code asserts: a call with other sizes or strides raises AssertionError)
@@ -250,8 +262,8 @@ def _compile_symbolic(region, examples, symbolic, rk):
         return per_op(*args)
 
     with _thread_local_effects(), mode:
-        gm = make_fx(traced, tracing_mode="real")(*fakes)
-    compiled, direct = _compile_fx(gm, fakes, len(region.outputs))
+        gm = make_fx(traced, tracing_mode="real", decomposition_table=_decompositions())(*fakes)
+    compiled, direct = _compile_fx(gm, fakes, len(region.outputs), mode)
     direct = direct or (lambda a: tuple(compiled(*a)))
     code = env.produce_guards_expression([fakes[i] for i in ints]) if ints else None
     holds = eval(f"lambda L: {code}", SYMPY_INTERP) if code else None  # noqa: S307 - sympy's printer's code
@@ -349,12 +361,15 @@ def _inert_patcher():
     return Inert
 
 
-def _compile_fx(gm, examples, n_outputs):
+def _compile_fx(gm, examples, n_outputs, mode=None):
     """``(compiled, direct)``: inductor's compile of ``gm`` (AOT autograd's full wrapper) and,
     when it is the same call, the generated ``call(list of inputs)`` inside it (or None).
     AOT autograd's own cache is off for this compile: a hit there hands back the wrapper without
     compiling, so the generated call could not be found (inductor's graph cache underneath
-    still saves the compile)."""
+    still saves the compile). ``mode``: the fake tensor mode (and its ShapeEnv) the examples'
+    symbolic sizes belong to, made the compile's as dynamo does (a tracing context): without
+    it, a region whose inputs are only SymInts (``arange(n)``) got a fresh mode that could not
+    read its own output strides back (``int('s16')``)."""
     import torch._functorch.config as aot_config
     from torch._inductor.compile_fx import compile_fx, compile_fx_inner
 
@@ -365,7 +380,8 @@ def _compile_fx(gm, examples, n_outputs):
         graphs.append((g, kw.get("is_inference", False), out))
         return out
 
-    with _thread_local_effects(), aot_config.patch(enable_autograd_cache=False):
+    context = contextlib.nullcontext() if mode is None else torch._guards.tracing(torch._guards.TracingContext(mode))
+    with _thread_local_effects(), aot_config.patch(enable_autograd_cache=False), context:
         compiled = compile_fx(gm, examples, inner_compile=inner)
     return compiled, _direct_call(graphs, len(examples), n_outputs)
 
