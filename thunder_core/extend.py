@@ -152,6 +152,7 @@ def torch_impls():
     torch_impls())``); a symbol's decomposition reaches primitives, which each executor
     implements itself."""
     from .ops.registry import TORCH_IMPLS
+    from .transforms import vjp  # noqa: F401 - its autograd.add_cotangent is elementwise, in the table
 
     return MappingProxyType(TORCH_IMPLS)
 

@@ -37,6 +37,9 @@ from .. import plugins
 from ..ir import Symbol, TensorProxy, tensor_proxy
 from ..ir.printing import NAMESPACES
 from ..ir.proxies import flat_proxies
+from ..ir.traits import ELEMENTWISE
+from ..ops import ltorch
+from ..ops.registry import TORCH_IMPLS
 
 __all__ = ["VJP", "FORWARD", "vjp", "forward_for_grad", "rule_for", "sum_to", "torch_vjp", "zeros_for"]
 
@@ -163,8 +166,21 @@ def _add_cotangent_meta(cotangent, grad):
 #: gradient the backward received for an output that is also used inside the computation.
 #: When nothing differentiated that output, the runtime passes a zero view and the sum is
 #: ``grad`` itself, with no pass over memory (a model returning its logits and its loss).
-add_cotangent = Symbol("add_cotangent", _add_cotangent_meta, "autograd.add_cotangent", is_prim=True,
-                       module="autograd")
+#: An elementwise op: a fusing executor's region takes it in (a compiled sum with a zero view
+#: costs nothing more), so it does not cut a backward's regions (HF models' key/value outputs).
+#: Its decomposition (the sum) lets executors that generate code from primitives take it too.
+add_cotangent = Symbol("add_cotangent", _add_cotangent_meta, "autograd.add_cotangent",
+                       decomposition=lambda cotangent, grad: ltorch.add(cotangent, grad), module="autograd",
+                       tags=frozenset({ELEMENTWISE}))
+
+
+def _add_cotangent_impl(cotangent, grad):
+    # the runtime marks the zero views it passes for outputs nothing differentiated
+    # (execution/autograd_runtime.py); traced by a compiler, the mark is not seen: the sum stays
+    return grad if getattr(cotangent, "_tc_zero_cotangent", False) else cotangent + grad
+
+
+TORCH_IMPLS[add_cotangent.id] = _add_cotangent_impl
 
 
 def torch_vjp_rule(b, *cotangents):

@@ -319,3 +319,63 @@ def test_direct_calls_with_an_input_returned_and_items_of_multi_output_ops():
     assert got[0] is w  # the input itself, as eager returns it
     assert got[1]._base is x and got[2]._base is x  # true views of the caller's tensor
     assert got[2].storage_offset() == 3
+
+
+@pytest.mark.parametrize("cache", ["symbolic values", "constant values"])
+def test_matmul_after_a_cat_with_an_empty_cache_compiles(cheap_inductor, cache):
+    # HF T5's attention: keys viewed and transposed, joined to an empty cache, multiplied. The
+    # region is traced to aten with inductor's own decompositions, so matmul's view-or-copy
+    # choice sees the layout inductor's trace sees (its cat of one non-empty tensor keeps the
+    # transposed strides); traced without them, the compile failed and the region ran op by op.
+    def attn(q, x):
+        k = x.view(2, 8, 4, 8).transpose(1, 2)
+        k = torch.cat([torch.tensor([]), k], dim=-2)
+        return torch.matmul(q, k.transpose(-2, -1) * 1.0).softmax(-1)
+
+    q, x = torch.randn(2, 4, 8, 8), torch.randn(2, 8, 32)
+    jf = tc.jit(attn, executors=[cheap_inductor, "torch"], cache=cache, wait_for_compile=True)
+    torch.testing.assert_close(jf(q, x), attn(q, x))
+    tiers = jf._last.tiered
+    assert tiers and all(t.state == "compiled" for t in tiers), [t.state for t in tiers]
+
+
+def test_a_region_of_symbolic_ints_only_compiles(cheap_inductor):
+    # GPT-2's position ids: arange(n) + past, unsqueezed, a region whose only inputs are SymInts
+    # (the embedding after it is not fused). Its compile must read back its output strides
+    # in the ShapeEnv of those ints (it failed with int('s16') and ran op by op).
+    def pos(ids, w):
+        p = (torch.arange(ids.shape[1]) + 0).unsqueeze(0)
+        return torch.nn.functional.embedding(p, w)
+
+    ids, w = torch.randint(0, 9, (2, 16)), torch.randn(32, 4)
+    jf = tc.jit(pos, executors=[cheap_inductor, "torch"], wait_for_compile=True)
+    torch.testing.assert_close(jf(ids, w), pos(ids, w))
+    tiers = jf._last.tiered
+    assert tiers and all(t.state == "compiled" for t in tiers), [(t.region.name, t.state) for t in tiers]
+    ids = torch.randint(0, 9, (2, 11))
+    torch.testing.assert_close(jf(ids, w), pos(ids, w))
+
+
+def test_the_cotangent_of_an_output_also_used_inside_joins_a_backward_region(cheap_inductor):
+    # HF models return key/value tensors they also use: the backward adds the cotangent it got for
+    # such an output (a zero view when nothing differentiated it) to the gradient from inside.
+    # autograd.add_cotangent is elementwise: inductor takes it into the region around it.
+    def f(x, w):
+        h = torch.tanh(x @ w)
+        k = h * 2
+        return (k * h).sum(), k
+
+    x, w = torch.randn(8, 16), torch.randn(16, 16)
+    jf = tc.jit(f, executors=[cheap_inductor, "torch"], wait_for_compile=True)
+    for both in (False, True, False):  # the zero view, a real cotangent, the zero view again
+        xs = [t.clone().requires_grad_() for t in (x, w)]
+        xe = [t.clone().requires_grad_() for t in (x, w)]
+        (loss, k), (le, ke) = jf(*xs), f(*xe)
+        ((loss + k.sum()) if both else loss).backward()
+        ((le + ke.sum()) if both else le).backward()
+        for a, b in zip(xs, xe):
+            torch.testing.assert_close(a.grad, b.grad)
+    backward = tc.last_backward_traces(jf)[-1]
+    in_regions = [s.sym.id for b in backward.bound_symbols if b.sym.id.startswith("inductor.") for s in b.subsymbols]
+    assert "autograd.add_cotangent" in in_regions, backward
+    assert not [b for b in backward.bound_symbols if b.sym.id == "autograd.add_cotangent"], backward

@@ -11,7 +11,8 @@ def implementations() -> dict:
     """symbol id -> callable for every symbol known now (torch-level and primitives)."""
     from thunder_core.extend import higher_order_impls, python_impls, torch_impls
 
-    from .autograd import add_cotangent, torch_vjp
+    from .autograd import torch_vjp
     from .prims import IMPLS
 
-    return {**torch_impls(), **python_impls(), **higher_order_impls(), **IMPLS, "autograd.torch_vjp": torch_vjp, "autograd.add_cotangent": add_cotangent}
+    # (autograd.add_cotangent is in torch_impls(): elementwise, fusing executors take it in too)
+    return {**torch_impls(), **python_impls(), **higher_order_impls(), **IMPLS, "autograd.torch_vjp": torch_vjp}

@@ -1,6 +1,6 @@
-"""The torch implementations of the ``autograd`` symbols: ``torch_vjp`` (the backward of an op
-that has no VJP rule and no decomposition, computed by PyTorch's autograd on that one op) and
-``add_cotangent``."""
+"""The torch implementation of ``autograd.torch_vjp``: the backward of an op that has no VJP
+rule and no decomposition, computed by PyTorch's autograd on that one op
+(``autograd.add_cotangent`` is elementwise, in ``thunder_core.extend.torch_impls()``)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,3 @@ def torch_vjp(inputs, cotangents, *, vjp_of, wrt, **kwargs):
         grads = torch.autograd.grad(outs, wanted, list(cotangents), allow_unused=True)
     return tuple(torch.zeros_like(x) if g is None else g for x, g in zip(wanted, grads))
 
-
-def add_cotangent(cotangent, grad):
-    # the runtime marks the zero views it passes for outputs nothing differentiated
-    return grad if getattr(cotangent, "_tc_zero_cotangent", False) else cotangent + grad

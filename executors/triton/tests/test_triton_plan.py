@@ -73,7 +73,7 @@ def test_gpt_block_on_h100_gets_triton_kernels_with_cubins():
     # sums over rows, and both layer_norm_backward, each one kernel (input gradient per row,
     # weight and bias gradients over all rows)
     done, total, missed = coverage(p)
-    assert (done, total, missed) == (13, 13, []), (done, total, missed)
+    assert (done, total, missed) == (14, 14, []), (done, total, missed)  # (autograd.add_cotangent is one)
     assert sum("layer_norm_backward" in b.sym.id for r in triton.values() for b in r.bsyms) == 2
 
 
@@ -89,7 +89,7 @@ def test_two_layer_gpt_with_its_loss_on_h100_is_all_triton_but_the_matmuls():
     p = tc.plan(model, idx, targets, target="h100", executors=[TRITON, "torch"])
     triton = _triton_regions_have_cubins(p)
     done, total, missed = coverage(p)
-    assert (done, total, missed) == (43, 43, []), (done, total, missed)
+    assert (done, total, missed) == (44, 44, []), (done, total, missed)  # (autograd.add_cotangent is one)
     fused = {b.sym.id for r in triton.values() for b in r.bsyms}
     assert {"ltorch.log_softmax", "ltorch.nll_loss", "ltorch.nll_loss_backward", "ltorch.log_softmax_backward",
             "ltorch.layer_norm_backward", "ltorch.ne"} <= fused, fused
