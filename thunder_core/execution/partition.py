@@ -352,7 +352,8 @@ def partition(trace: Trace, executors, model: CostModel | None = None, *, lower:
                     out.impls[b.sym.id], out.owner[b.sym.id] = impls[b.sym.id], ex.name
                     break
     if lower:  # dead intermediates' buffers written again instead of allocating (reuse.py)
-        reuse_buffers(out.trace, out.impls, out.owner, {ex.name: table for _, ex, table in ranked})
+        last = last_use_of(out.trace.bound_symbols, flat_proxies(out.trace.output))
+        reuse_buffers(out.trace, last, out.impls, out.owner, {ex.name: table for _, ex, table in ranked})
     return out
 
 

@@ -29,12 +29,12 @@ alone (a fusing executor plans its own memory).
 
 from __future__ import annotations
 
-from ..ir import flat_proxies
 from ..ir.proxies import TensorProxy
 from ..ir.traits import ELEMENTWISE, INPLACE, RANDOM
+from ..ops.registry import ALIAS_TAGS, INPLACE_VARIANTS, SYMBOLS
 
-#: tags of ops whose output may share memory with an input (ops/registry.py ALIAS_TAGS)
-_ALIASING = frozenset({"view", "may-return-input", INPLACE})
+#: tags of ops whose output may share memory with an input
+_ALIASING = ALIAS_TAGS | {INPLACE}
 
 
 def _fresh_op(b) -> bool:
@@ -49,24 +49,15 @@ def _same_meta(out, t0) -> bool:
             and all(x is y or (type(x) is int and type(y) is int and x == y) for x, y in zip(out.shape, t0.shape)))
 
 
-def reuse_buffers(trace, impls: dict, owner: dict, tables: dict) -> int:
-    """Rewrite ``trace``'s bound symbols in place (see the module docstring); ``impls`` and
-    ``owner`` (symbol id -> callable / executor name) get the in-place variants it uses, from
-    ``tables`` (executor name -> its implementation table). Returns how many calls now write
-    into a dead intermediate."""
-    from ..ops.registry import INPLACE_VARIANTS, SYMBOLS
-
+def reuse_buffers(trace, last: dict, impls: dict, owner: dict, tables: dict) -> int:
+    """Rewrite ``trace``'s bound symbols in place (see the module docstring); ``last`` is
+    ``partition.last_use_of`` of them and the trace's outputs; ``impls`` and ``owner`` (symbol
+    id -> callable / executor name) get the in-place variants it uses, from ``tables``
+    (executor name -> its implementation table). Returns how many calls now write into a dead
+    intermediate."""
     bsyms = trace.bound_symbols
-    last = {}
-    shared = set()  # ids of tensors some reader may keep a view of (or alias)
-    for i, b in enumerate(bsyms):
-        fresh_reader = _fresh_op(b)
-        for p in b.flat_args:
-            last[id(p)] = i
-            if not fresh_reader:
-                shared.add(id(p))
-    for p in flat_proxies(trace.output):
-        last[id(p)] = len(bsyms)
+    # ids of tensors some reader may keep a view of (or alias)
+    shared = {id(p) for b in bsyms if not _fresh_op(b) for p in b.flat_args}
     own = set()  # ids of tensors in a buffer of their own
     n = 0
     for i, b in enumerate(bsyms):

@@ -328,23 +328,16 @@ def _seed_sizes(b: _Builder, cap: Capture) -> set:
         if g.kind != TENSOR or None not in g.value[0]:
             continue
         try:
-            shape = b.values[g.prov].shape if g.prov in b.values else _value_at(b, g.prov).shape
-        except Exception:  # noqa: BLE001 - not re-fetchable: the general prologue says so
+            b.fetch(g.prov)  # (its check fetches it anyway: fetched once)
+        except NotRefetchable:  # the general prologue says so
             return set()
+        shape = b.values[g.prov].shape
         for d, n in enumerate(g.value[0]):
             if n is None:
                 prov = Provenance(ITEM, Provenance(ATTR, g.prov, "shape"), d)
                 b.exprs[prov], b.values[prov] = repr(shape[d]), shape[d]
                 seeded.add(prov)
     return seeded
-
-
-def _value_at(b: _Builder, prov):
-    """The value at ``prov`` on the builder's call, without emitting its fetch (a throwaway
-    builder resolves it)."""
-    scratch = _Builder(b.args, b.kwargs)
-    scratch.fetch(prov)
-    return scratch.values[prov]
 
 
 def _batch_tensor_check(b: _Builder, tensors, static=False) -> bool:
