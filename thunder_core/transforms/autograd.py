@@ -311,13 +311,41 @@ def build(joint: Trace, fusing: bool = True) -> Split:
     saved, recompute = choose_saved(joint, needed, fusing, bwd_syms)
     # the backward sees forward values as plain (detached) tensors: requires_grad off everywhere
     detach = _without_grad({})
-    bwd.bound_symbols = [_map_bsym(b, detach) for b in recompute + bwd_syms]
+    bwd.bound_symbols = [_map_bsym(b, detach) for b in _interleave(recompute, bwd_syms)]
     bwd.args = [_map(p, detach) for p in (*saved, *cts)]
     bwd.output = _map(bwd.output, detach)
     fwd = joint.derive(name="forward", output=(joint.output, tuple(saved)))
     fwd.bound_symbols = dce(fwd.bound_symbols, flat_proxies(fwd.output))
     fwd = materialize_numbers(fwd)  # symbolic sizes the backward reads, made inside decompositions
     return Split(fwd, bwd, saved, outs, joint)
+
+
+def _interleave(recompute, bwd_syms) -> list:
+    """The backward's bound symbols with each recomputed one placed just before the first that
+    reads it (its own inputs first), not all at the start: a fusing executor claims contiguous
+    runs, so recomputation at the start would be cut off from the ops it feeds by any op it
+    cannot fuse (``nll_loss_backward``, first in a language model's backward); each recomputed
+    value also lives only from its first use."""
+    producer = {id(o): b for b in recompute for o in b.flat_outs}
+    out, done = [], set()
+
+    def emit(b):
+        if id(b) in done:
+            return
+        done.add(id(b))
+        for a in b.flat_args:
+            if id(a) in producer:
+                emit(producer[id(a)])
+        out.append(b)
+
+    for b in bwd_syms:
+        for a in b.flat_args:
+            if id(a) in producer:
+                emit(producer[id(a)])
+        out.append(b)
+    for b in recompute:  # read only by the output (a recomputed value returned as a gradient)
+        emit(b)
+    return out
 
 
 def backward_walk(joint: Trace, outs, cts) -> dict:
