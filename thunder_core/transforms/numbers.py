@@ -42,11 +42,20 @@ def materialize_numbers(trace: Trace) -> Trace:
                     if type(s) is NumberProxy:
                         dims.setdefault(id(s), (t, d))
 
+    def computable(p, depth=0) -> bool:
+        # from the inputs' numbers alone (sizes of the inputs included): then it is computed
+        # at the start, not after the tensor that has it as a size (see _hoisted)
+        if type(p) is not NumberProxy or id(p) in defined or not p.symbolic:
+            return True
+        if id(p) in input_dims:
+            return True
+        return p.expr is not None and depth < 64 and all(computable(a, depth + 1) for a in flat_proxies(p.expr[1]))
+
     def need(x):
         for p in flat_proxies(x):
             if type(p) is not NumberProxy or id(p) in defined or not p.symbolic:
                 continue
-            if id(p) in dims:  # the size of a tensor at hand (a backward reading an input's size)
+            if id(p) in dims and (id(p) in input_dims or p.expr is None or not computable(p)):  # the size of a tensor at hand (a backward reading an input's size)
                 t, d = dims[id(p)]
                 out.append(BoundSymbol(PRIMS["prims.py_dim_size"], (t,), {"dim": d}, output=p))
             elif p.expr is None:
@@ -59,6 +68,7 @@ def materialize_numbers(trace: Trace) -> Trace:
             defined.add(id(p))
 
     add_dims(inputs)
+    input_dims = set(dims)
     for b in trace.bound_symbols:
         if b.sym.id.startswith("prims.py_") and b.flat_outs and all(id(o) in defined for o in b.flat_outs):
             continue  # computed earlier already (a region scheduled a use before this definition)
@@ -67,6 +77,38 @@ def materialize_numbers(trace: Trace) -> Trace:
         defined.update(id(o) for o in b.flat_outs)
         add_dims(b.flat_outs)
     need(trace.output)
+    out = _hoisted(out)
     if len(out) == len(trace.bound_symbols) and all(a is b for a, b in zip(out, trace.bound_symbols)):
         return trace
     return trace.derive(bound_symbols=out)
+
+
+def _number_op(b) -> bool:
+    return b.sym.id.startswith("prims.py_") and bool(b.flat_outs) and all(type(o) is NumberProxy for o in b.flat_outs)
+
+
+def _hoisted(bsyms) -> list:
+    """``bsyms`` with each number op (``prims.py_*``) moved up to just after the last call
+    defining one of its arguments (the start, for numbers of the inputs): a number computed
+    between two tensor ops would cut the run of ops a fusing executor claims as one region
+    (HF Llama's ``repeat_kv`` reads its key's head count between two fusible stretches)."""
+    anchor: dict = {}          # id(number) -> index of the non-number call it follows (-1: the start)
+    after: dict = {-1: []}     # that index -> number ops placed right after it
+    rest: list = []
+    for b in bsyms:
+        if _number_op(b):
+            k = max((anchor.get(id(a), -1) for a in b.flat_args), default=-1)
+            after[k].append(b)
+            for o in b.flat_outs:
+                anchor[id(o)] = k
+        else:
+            k = len(rest)
+            rest.append(b)
+            after[k] = []
+            for o in b.flat_outs:
+                anchor[id(o)] = k
+    out = list(after[-1])
+    for k, b in enumerate(rest):
+        out.append(b)
+        out += after[k]
+    return out
