@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import torch
+
 from ..ops import ltorch_backward as B
 from ..ops.ltorch_loss import _mode
 from ..ops.registry import F, T
@@ -155,8 +157,13 @@ def _(b):
     """Training records the attention with its logsumexp (when the CPU flash kernel takes it),
     so the backward kernel gets it instead of running the forward again."""
     q, k, v, mask, p, scale = args_of(b, None, None, None, None, 0.0, None)
-    if not _no_dropout(b) or b.kwargs.get("enable_gqa") or is_tensor(scale) or \
-            not B._flash_ok(q, k, v, mask, False) or (is_tensor(mask) and mask.requires_grad):
+    if not _no_dropout(b) or b.kwargs.get("enable_gqa") or is_tensor(scale) or (is_tensor(mask) and mask.requires_grad):
+        return None
+    if is_tensor(mask) and mask.dtype == torch.bool and q.dtype.is_floating_point:
+        # what eager's attention does with a boolean mask before choosing a kernel
+        # (convert_boolean_attn_mask): 0 where attended, -inf elsewhere, in the query's dtype
+        mask = T.where(mask, 0.0, float("-inf")).to(q.dtype)
+    if not B._flash_ok(q, k, v, mask, False):
         return None
     return B.sdpa_forward(q, k, v, mask, scale, is_causal=b.kwargs.get("is_causal", False))
 
