@@ -148,3 +148,27 @@ def test_rotary_style_slices_have_pads_for_gradients_under_symbolic_sizes():
     ids = [b.sym.id for b in tc.last_backward_traces(jf)[0].bound_symbols]
     # the VJP records the padding itself (zeros joined on), beside the ops around them
     assert "ltorch.getitem_backward" not in ids and ids.count("ltorch.cat") >= 2, ids
+
+
+def test_training_attention_with_a_boolean_mask_saves_its_statistics_too():
+    # eager makes a boolean mask additive before choosing the kernel; training records the same,
+    # so the backward does not run the attention forward again (HF Llama's causal mask)
+    import thunder_core as tc
+
+    q, k, v = (torch.randn(2, 2, 8, 16, requires_grad=True) for _ in range(3))
+    mask = torch.ones(8, 8, dtype=torch.bool).tril()
+    mask[3] = False  # a row masked entirely: eager's kernel gives zeros there
+    fn = lambda q, k, v, m: torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=m)  # noqa: E731
+    jfn = tc.jit(fn)
+    g = torch.randn(2, 2, 8, 16)
+    for _ in range(2):  # the op-by-op call, then (after tiered compiles) the compiled one
+        got = jfn(q, k, v, mask)
+        got_grads = torch.autograd.grad(got, (q, k, v), g)
+        tc.wait_for_compiles()
+    want = fn(q, k, v, mask)
+    torch.testing.assert_close(got, want)
+    for a, e in zip(got_grads, torch.autograd.grad(want, (q, k, v), g)):
+        torch.testing.assert_close(a, e)
+    assert "sdpa_forward" in str(tc.last_traces(jfn)[-1])
+    bwd = tc.last_backward_traces(jfn)[0]
+    assert "sdpa_backward_stats" in str(bwd) and "sdpa_forward" not in str(bwd)

@@ -73,3 +73,32 @@ def test_split_traces_verify_and_compute_the_gradient(fusing):
         *sizes, gx = s.backward.python_callable(impls)(*saved, torch.ones(()))
     assert sizes == [None, None]
     torch.testing.assert_close(gx, (torch.cos(x) * 3 + 1).float())
+
+
+def test_recomputed_ops_are_placed_just_before_their_first_use():
+    # a fusing executor claims contiguous runs: recomputation all at the start would be cut off
+    # from the ops it feeds by the first op it cannot fuse (a loss's backward)
+    def f(x, w, y, t):
+        h = x * 2 + 1  # y's gradient: recomputed from x
+        return torch.nn.functional.cross_entropy(x @ w, t) + (h * y).sum()
+
+    args = [torch.randn(8, 16, requires_grad=True), torch.randn(16, 5, requires_grad=True),
+            torch.randn(8, 16, requires_grad=True), torch.randint(0, 5, (8,))]
+    jf = tc.jit(f, executors=["torch"])
+    jf(*args)
+    cap = jf._last.capture
+    with guarding(cap.specialize, cap.equalities):
+        s = autograd.split(tc.last_traces(jf)[0], fusing=True)
+    bsyms = s.backward.bound_symbols
+    defined_at = {id(o): i for i, b in enumerate(bsyms) for o in b.flat_outs}
+    for i, b in enumerate(bsyms):
+        if "recomputed" in b.tags:
+            users = [j for j, c in enumerate(bsyms) if any(id(a) in {id(o) for o in b.flat_outs} for a in c.flat_args)]
+            assert users, b
+            # nothing but other recomputed ops between it and its first user
+            assert all("recomputed" in bsyms[j].tags for j in range(i + 1, min(users))), (i, min(users))
+    assert any("recomputed" in b.tags for b in bsyms) and defined_at
+    # and the gradient is still right
+    got = torch.autograd.grad(jf(*args), args[:3])
+    want = torch.autograd.grad(f(*args), args[:3])
+    torch.testing.assert_close(got, want)

@@ -379,3 +379,22 @@ def test_the_cotangent_of_an_output_also_used_inside_joins_a_backward_region(che
     in_regions = [s.sym.id for b in backward.bound_symbols if b.sym.id.startswith("inductor.") for s in b.subsymbols]
     assert "autograd.add_cotangent" in in_regions, backward
     assert not [b for b in backward.bound_symbols if b.sym.id == "autograd.add_cotangent"], backward
+
+
+def test_a_head_count_read_between_fusible_ops_keeps_them_one_region(cheap_inductor):
+    # HF Llama's repeat_kv reads a size that a view(-1) made (the key's head count) between two
+    # fusible stretches: computed from the input sizes at the start, it no longer cuts the run
+    def f(x):
+        b, s, _ = x.shape
+        k = (x * 2).view(b, s, -1, 4).transpose(1, 2)
+        batch, heads, slen, dim = k.shape
+        k = k[:, :, None].expand(batch, heads, 2, slen, dim).reshape(batch, heads * 2, slen, dim)
+        return (k.sin() + 1).sum(-1)
+
+    jf = tc.jit(f, executors=[cheap_inductor, "torch"], wait_for_compile=True)
+    for n in (6, 6, 9):
+        x = torch.randn(2, n, 16)
+        torch.testing.assert_close(jf(x), f(x))
+    final = tc.last_traces(jf)[-1]
+    tensor_ops = [b.sym.id for b in final.bound_symbols if not b.sym.id.startswith("prims.py_")]
+    assert len(tensor_ops) == 1 and tensor_ops[0].startswith("inductor."), final
