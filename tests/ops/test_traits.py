@@ -22,16 +22,11 @@ ALL = {sid: s for sid, s in {**SYMBOLS, **PRIMS}.items()
 #: symbols no trait of the vocabulary describes (each group says why); consumers treat them as
 #: library kernels: never fused, never recomputed
 NO_TRAIT = {
-    # indexing by tensor values: they read or add at positions held in an index tensor, a
-    # data-dependent access no trait promises ("shape" ops move data to positions fixed by
-    # static arguments)
-    *("ltorch.index", "ltorch.index_select", "ltorch.gather", "ltorch.take_along_dim", "ltorch.scatter",
-      "ltorch.scatter_add", "ltorch.setitem_out", "ltorch.embedding", "ltorch.one_hot", "ltorch.getitem_backward",
-      "ltorch.embedding_dense_backward", "ltorch.nll_loss_backward", "prims.take", "prims.gather",
-      "prims.scatter_add"),
-    *("ltorch.index_add", "ltorch.index_copy", "ltorch.index_fill", "ltorch.index_reduce", "ltorch.scatter_reduce",
-      "ltorch.take", "ltorch.put", "ltorch.masked_scatter", "ltorch.index_put", "ltorch._unsafe_masked_index",
-      "ltorch._unsafe_masked_index_put_accumulate", "ltorch.nonzero_static", "prims.scatter_reduce"),
+    # data-dependent positions that "indexing" does not promise: counted from a mask, a size
+    # from the largest value, reductions at index positions, PyTorch's own setitem gradient
+    *("ltorch.setitem_out", "ltorch.one_hot", "ltorch.getitem_backward", "ltorch.index_reduce",
+      "ltorch.scatter_reduce", "ltorch.masked_scatter", "ltorch.nonzero_static",
+      "prims.scatter_reduce"),
     "ltorch.as_strided_scatter",  # writes at positions given by the real tensor's memory layout
     # unpooling: values (or gradients) put back at the argmax positions an index tensor holds
     *("ltorch.max_unpool2d", "ltorch.max_unpool3d", "ltorch.max_pool2d_with_indices_backward"),

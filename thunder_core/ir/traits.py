@@ -46,7 +46,18 @@ The vocabulary (an op may have several traits; each is a promise about every cal
     (masked by position), ``pixel_shuffle``, ``unfold`` (im2col), copies to a new layout
     (``clone``, ``contiguous``), reshape that may copy. Gathers and scatters at positions held
     in an index tensor (``gather``, ``index_select``, ``embedding``...) are *not* shape ops:
-    their access pattern depends on data.
+    their access pattern depends on data (they are ``indexing``).
+``indexing``
+    Reads (a gather) or writes or adds (a scatter into a copy) elements at positions held in an
+    integer index tensor; the output's shape comes from the arguments' shapes alone, never from
+    the indices' values: ``index_select``, ``gather``, ``take_along_dim``, ``take``,
+    ``embedding``, ``x[index_tensor, ...]`` (``index``), ``scatter``, ``scatter_add``, ``put``,
+    ``index_add``, ``index_copy``, ``index_fill``, ``index_put``, and the gradients
+    that scatter back (``embedding_dense_backward``, ``nll_loss_backward``). A compiler can
+    generate them (an indirect load or store in the kernel); an out-of-range index is an error
+    wherever it runs. Not ``nonzero_static`` or ``masked_scatter`` (positions counted from a
+    mask), ``one_hot`` (sized by default by its largest value), nor reductions at index
+    positions (``scatter_reduce``, ``index_reduce``).
 ``random``
     Draws from the random number generator, or reads or sets its state (``rand``,
     ``dropout``, ``manual_seed``): never recomputed, reordered or fused away. An op that draws
@@ -81,7 +92,7 @@ Example::
 from __future__ import annotations
 
 __all__ = ["TRAITS", "NON_TRAIT_TAGS", "traits", "has_trait", "draws_random", "ELEMENTWISE", "TRANSCENDENTAL", "REDUCTION",
-           "NORMALIZATION", "VIEW", "SHAPE", "RANDOM", "INPLACE", "CREATION", "MATMUL"]
+           "NORMALIZATION", "VIEW", "SHAPE", "INDEXING", "RANDOM", "INPLACE", "CREATION", "MATMUL"]
 
 ELEMENTWISE = "elementwise"
 TRANSCENDENTAL = "transcendental"
@@ -89,14 +100,15 @@ REDUCTION = "reduction"
 NORMALIZATION = "normalization"
 VIEW = "view"
 SHAPE = "shape"
+INDEXING = "indexing"
 RANDOM = "random"
 INPLACE = "inplace"
 CREATION = "creation"
 MATMUL = "matmul"
 
 #: The trait vocabulary (see the module docstring for what each promises).
-TRAITS = frozenset({ELEMENTWISE, TRANSCENDENTAL, REDUCTION, NORMALIZATION, VIEW, SHAPE, RANDOM, INPLACE, CREATION,
-                    MATMUL})
+TRAITS = frozenset({ELEMENTWISE, TRANSCENDENTAL, REDUCTION, NORMALIZATION, VIEW, SHAPE, INDEXING, RANDOM, INPLACE,
+                    CREATION, MATMUL})
 
 #: Symbol tags that are facts other than traits: ``"may-return-input"`` (eager may return the
 #: input object itself: ``contiguous``, ``to``), ``"effect"`` (changes state outside the

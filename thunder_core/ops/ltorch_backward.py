@@ -16,8 +16,9 @@ Traits say what each kernel computes: the activation gradients are ``"elementwis
 ``silu_backward``); the softmax and norm gradients are ``"reduction"`` (row or channel sums
 combined with elementwise math; they normalize nothing, so they are not ``"normalization"``,
 unlike ``layer_norm_forward``); attention and convolution gradients are ``"matmul"``. The
-embedding, ``nll_loss`` and indexing gradients, which add into positions given by an index
-tensor, have no trait (library kernels).
+embedding and ``nll_loss`` gradients, which add or write into positions given by an index
+tensor, are ``"indexing"``; ``getitem_backward`` (a pad for basic indices, an accumulating
+``index_put`` for tensor ones) has no trait.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import torch
 import torch.nn.functional as _F
 
 from ..ir import tensor_proxy
-from ..ir.traits import ELEMENTWISE, MATMUL, NORMALIZATION, REDUCTION, TRANSCENDENTAL
+from ..ir.traits import ELEMENTWISE, INDEXING, MATMUL, NORMALIZATION, REDUCTION, TRANSCENDENTAL
 from .prims_shape import same_shape
 from .registry import F, T, torch_op
 
@@ -280,7 +281,7 @@ def rms_norm_backward(grad_output, input, normalized_shape, weight=None, eps=Non
 # ---------------------------------------------------------------- embedding
 
 @torch_op(name="embedding_dense_backward", inputs=("grad_output", "indices"),
-          impl=lambda a, k: aten.embedding_dense_backward(*a))
+          impl=lambda a, k: aten.embedding_dense_backward(*a), tags=(INDEXING,))
 def embedding_dense_backward(grad_output, indices, num_weights, padding_idx=-1, scale_grad_by_freq=False):
     """The (num_weights, dim) weight gradient of ``F.embedding``: rows of ``grad_output``
     summed into the rows their indices name (none into ``padding_idx``; each divided by its
@@ -419,7 +420,7 @@ def _nll_loss_backward_meta(grad_output, input, target, weight=None, total_weigh
 
 
 @torch_op(name="nll_loss_backward", inputs=("grad_output", "input", "target", "weight", "total_weight"),
-          impl=_nll_loss_backward_impl, meta=_nll_loss_backward_meta)
+          impl=_nll_loss_backward_impl, meta=_nll_loss_backward_meta, tags=(INDEXING,))
 def nll_loss_backward(grad_output, input, target, weight=None, total_weight=None, *, reduction="mean",
                       ignore_index=-100):
     """The input gradient of ``F.nll_loss`` (class indices on dim 1, or 0 for one sample):

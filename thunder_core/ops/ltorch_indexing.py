@@ -14,8 +14,8 @@ output and no decomposition, and its torch implementation writes into the real t
 
 Traits: ``getitem`` is a ``"view"`` (what basic indexing gives; the tag also makes a
 decomposition returning its input a view); ``setitem`` is ``"inplace"``. The others read or
-write at positions held in an index tensor, which no trait describes (``"shape"`` ops move
-data to positions fixed by static arguments): consumers treat them as library kernels.
+write at positions held in an index tensor: ``"indexing"`` (``"shape"`` ops move data to
+positions fixed by static arguments); ``setitem_out`` has no trait (PyTorch differentiates it).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from ..ir import NumberProxy, TensorProxy, TracingError, tensor_proxy
 from . import prims
 from .ltorch_shape import expanded, reshaped
 from .prims_shape import broadcast_shapes, canonical_dim
+from ..ir.traits import INDEXING
 from .registry import T, fake_meta, torch_op
 
 _INDEX_TYPES = "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices"
@@ -102,7 +103,7 @@ def _setitem_meta(input, index, value):
 
 
 @torch_op(name="index", inputs=("input", "index"), impl=lambda args, kwargs: args[0][args[1]],
-          meta=_index_meta)
+          meta=_index_meta, tags=(INDEXING,))
 def advanced_index(input, index):
     """Advanced indexing with several index tensors (no decomposition): ``input[index]``."""
 
@@ -247,7 +248,8 @@ def setitem_out(input, index, value):
     which autograd records in its place (differentiated by PyTorch for this op)."""
 
 
-@torch_op(torch.index_select, torch.Tensor.index_select, inputs=("input", "index"), method="index_select")
+@torch_op(torch.index_select, torch.Tensor.index_select, inputs=("input", "index"), method="index_select",
+          tags=(INDEXING,))
 def index_select(input, dim, index):
     if index.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
@@ -264,7 +266,7 @@ def _gathered(a, d, index):
     return prims.gather(a, index, dim=d)
 
 
-@torch_op(torch.gather, torch.Tensor.gather, inputs=("input", "index"), method="gather")
+@torch_op(torch.gather, torch.Tensor.gather, inputs=("input", "index"), method="gather", tags=(INDEXING,))
 def gather(input, dim, index, *, sparse_grad=False):
     d = canonical_dim(input.ndim, dim)
     if index.ndim != input.ndim and not (index.ndim <= 1 and input.ndim <= 1):
@@ -272,7 +274,8 @@ def gather(input, dim, index, *, sparse_grad=False):
     return _gathered(input, d, index)
 
 
-@torch_op(torch.take_along_dim, torch.Tensor.take_along_dim, inputs=("input", "indices"), method="take_along_dim")
+@torch_op(torch.take_along_dim, torch.Tensor.take_along_dim, inputs=("input", "indices"), method="take_along_dim",
+          tags=(INDEXING,))
 def take_along_dim(input, indices, dim=None):
     if dim is None:
         return prims.gather(reshaped(input, (input.numel(),)), reshaped(indices, (indices.numel(),)), dim=0)
@@ -293,14 +296,15 @@ def _scatter_call(args, kwargs):
 
 
 @torch_op(torch.scatter, torch.Tensor.scatter, inputs=("input", "index", "src"), method="scatter",
-          impl=_scatter_call)
+          impl=_scatter_call, tags=(INDEXING,))
 def scatter(input, dim, index, src, *, reduce=None):
     """A copy of ``input`` with ``src`` (a tensor, or a number for every position) written at
     ``index`` along ``dim``; no decomposition: which of several writes to one position wins
     is up to the kernel."""
 
 
-@torch_op(torch.scatter_add, torch.Tensor.scatter_add, inputs=("input", "index", "src"), method="scatter_add")
+@torch_op(torch.scatter_add, torch.Tensor.scatter_add, inputs=("input", "index", "src"), method="scatter_add",
+          tags=(INDEXING,))
 def scatter_add(input, dim, index, src):
     d = canonical_dim(input.ndim, dim)
     if input.ndim == 0:  # a 0-d tensor holds one position

@@ -12,9 +12,10 @@ them whole. Numbers that enter the arithmetic (probabilities, ``eps``, ``scale``
 Traits: dropout is ``"elementwise"`` and ``"random"`` (each element is kept or dropped,
 whole channels for the feature forms); attention is ``"matmul"``; pooling, ``fold`` and the
 distances are ``"reduction"`` (windowed or along a dim); ``pad``, ``unfold`` and the pixel
-shuffles are ``"shape"`` (copies to positions fixed by the arguments). ``embedding`` and
-``one_hot`` (positions given by tensor values) and ``interpolate`` (a gather or weighted sums
-of neighbours, by mode) have no trait: consumers treat them as library kernels.
+shuffles are ``"shape"`` (copies to positions fixed by the arguments); ``embedding`` is
+``"indexing"`` (rows gathered at positions given by tensor values). ``one_hot`` (its size, by
+default, comes from the largest value) and ``interpolate`` (a gather or weighted sums of
+neighbours, by mode) have no trait: consumers treat them as library kernels.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import math
 import torch
 import torch.nn.functional as _F
 
-from ..ir.traits import ELEMENTWISE, MATMUL, RANDOM, REDUCTION, SHAPE
+from ..ir.traits import ELEMENTWISE, INDEXING, MATMUL, RANDOM, REDUCTION, SHAPE
 from . import prims
 from .registry import TORCH_CALLS, F, T, fake_meta, torch_op
 
@@ -181,7 +182,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
 
 # ---------------------------------------------------------------- embeddings
 
-@torch_op(_F.embedding, inputs=("input", "weight"))
+@torch_op(_F.embedding, inputs=("input", "weight"), tags=(INDEXING,))
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
               sparse=False):
     """Rows of ``weight`` at the indices in ``input`` (``padding_idx``, ``scale_grad_by_freq``

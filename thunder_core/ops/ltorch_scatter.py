@@ -19,9 +19,12 @@ Their in-place forms (``x.index_add_(...)``, ``scatter_``, ``scatter_add_``, ``i
 symbols tagged ``"inplace"`` without a decomposition, like ``add_``: the executor writes into the
 real tensor in program order, and autograd makes them functional as the op without ``_``.
 
-Traits: none (the in-place forms: ``"inplace"`` only). Every op here reads or writes at
-positions that are the *values* of a tensor, which no trait describes; consumers treat them as
-library kernels (``tests/ops/test_traits.py``'s NO_TRAIT lists them).
+Traits: the gathers and the scatters into a copy (``index_add``, ``index_copy``,
+``index_fill``, ``take``, ``put``, ``index_put`` and the two unsafe ATen ops) are
+``"indexing"``; their in-place forms add ``"inplace"``. ``index_reduce``, ``scatter_reduce``
+(reductions at index positions), ``masked_scatter`` (positions counted from a mask) and
+``nonzero_static`` have no trait: consumers treat them as library kernels
+(``tests/ops/test_traits.py``'s NO_TRAIT lists them).
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from ..ir import TensorProxy, tensor_proxy
 from . import prims
 from .ltorch_shape import expanded, reshaped
 from .prims_shape import broadcast_shapes, canonical_dim
+from ..ir.traits import INDEXING
 from .registry import OPDEFS, T, torch_op
 
 # ---------------------------------------------------------------- helpers
@@ -82,7 +86,8 @@ def _positions(index, n):
 
 # ---------------------------------------------------------------- index_* along a dim
 
-@torch_op(torch.index_add, torch.Tensor.index_add, inputs=("input", "index", "source", "alpha"), method="index_add")
+@torch_op(torch.index_add, torch.Tensor.index_add, inputs=("input", "index", "source", "alpha"), method="index_add",
+          tags=(INDEXING,))
 def index_add(input, dim, index, source, *, alpha=1):
     """A copy of ``input`` with ``alpha * source[i]`` added at position ``index[i]`` along ``dim``."""
     d, a, idx, src = _index_args("index_add", input, dim, index, source)
@@ -91,14 +96,16 @@ def index_add(input, dim, index, source, *, alpha=1):
     return _back(prims.scatter_add(a, idx, src, dim=d), input)
 
 
-@torch_op(torch.index_copy, torch.Tensor.index_copy, inputs=("input", "index", "source"), method="index_copy")
+@torch_op(torch.index_copy, torch.Tensor.index_copy, inputs=("input", "index", "source"), method="index_copy",
+          tags=(INDEXING,))
 def index_copy(input, dim, index, source):
     """A copy of ``input`` with ``source[i]`` written at position ``index[i]`` along ``dim``."""
     d, a, idx, src = _index_args("index_copy", input, dim, index, source)
     return _back(T.scatter(a, d, idx, src), input)
 
 
-@torch_op(torch.index_fill, torch.Tensor.index_fill, inputs=("input", "index", "value"), method="index_fill")
+@torch_op(torch.index_fill, torch.Tensor.index_fill, inputs=("input", "index", "value"), method="index_fill",
+          tags=(INDEXING,))
 def index_fill(input, dim, index, value):
     """A copy of ``input`` with ``value`` (a number or a 0-d tensor) at the positions ``index``
     along ``dim``."""
@@ -182,7 +189,8 @@ def _flat(a):
     return reshaped(a, (a.numel(),))
 
 
-@torch_op(torch.take, torch.Tensor.take, inputs=("input", "index"), method="take")
+@torch_op(torch.take, torch.Tensor.take, inputs=("input", "index"), method="take",
+          tags=(INDEXING,))
 def take(input, index):
     """The elements of the flattened ``input`` at ``index`` (negative: from the end), shaped like ``index``."""
     if index.dtype != torch.int64:
@@ -191,7 +199,7 @@ def take(input, index):
     return reshaped(prims.take(_flat(input), idx, dim=0), index.shape)
 
 
-@torch_op(torch.put, torch.Tensor.put, method="put", inputs=("input", "index", "source"))
+@torch_op(torch.put, torch.Tensor.put, method="put", inputs=("input", "index", "source"), tags=(INDEXING,))
 def put(input, index, source, accumulate=False):
     """A copy of ``input`` with ``source``'s elements written (``accumulate``: added) at the
     positions ``index`` of its flattened form."""
@@ -229,7 +237,8 @@ def masked_scatter(input, mask, source):
 
 # ---------------------------------------------------------------- several index tensors
 
-@torch_op(torch.index_put, torch.Tensor.index_put, inputs=("input", "indices", "values"), method="index_put")
+@torch_op(torch.index_put, torch.Tensor.index_put, inputs=("input", "indices", "values"), method="index_put",
+          tags=(INDEXING,))
 def index_put(input, indices, values, accumulate=False):
     """A copy of ``input`` with ``values`` written (``accumulate``: added) at ``input[indices]``
     (index tensors, boolean masks or None per dim); no decomposition."""
@@ -244,7 +253,8 @@ def _index_tuple(indices):
     return tuple(slice(None) if i is None else i for i in indices)
 
 
-@torch_op(torch._unsafe_masked_index, inputs=("input", "mask", "indices", "fill"))
+@torch_op(torch._unsafe_masked_index, inputs=("input", "mask", "indices", "fill"),
+          tags=(INDEXING,))
 def _unsafe_masked_index(input, mask, indices, fill):
     """``input[indices]`` (indices clamped in range) where ``mask``, else ``fill``."""
     if input.numel() == 0:
@@ -255,7 +265,8 @@ def _unsafe_masked_index(input, mask, indices, fill):
     return T.masked_fill(input[_index_tuple(_clamped(input, indices))], T.logical_not(mask), fill)
 
 
-@torch_op(torch._unsafe_masked_index_put_accumulate, inputs=("input", "mask", "indices", "values"))
+@torch_op(torch._unsafe_masked_index_put_accumulate, inputs=("input", "mask", "indices", "values"),
+          tags=(INDEXING,))
 def _unsafe_masked_index_put_accumulate(input, mask, indices, values):
     """``input`` with ``values`` added at ``input[indices]`` (clamped in range) where ``mask``."""
     return index_put(input, _clamped(input, indices), T.masked_fill(values, T.logical_not(mask), 0), True)
@@ -321,7 +332,8 @@ def _define_inplace(name):
     def inplace(*args, **kwargs):
         """Runs as one op, in place, in program order."""
     inplace.__signature__ = base.signature
-    torch_op(*fns, inputs=base.inputs, method=name + "_", name=name + "_", tags=("inplace",),
+    # its op's traits plus "inplace" (view excluded: none of these is one)
+    torch_op(*fns, inputs=base.inputs, method=name + "_", name=name + "_", tags=("inplace", *base.symbol.tags),
              meta=_inplace_meta(f"ltorch.{name}_"), impl=lambda a, k: fns[0](*a, **k))(inplace)
 
 

@@ -12,7 +12,7 @@ The helpers :func:`canonical_dim`, :func:`canonical_dims` and :func:`result` are
 the shape, indexing, reduction and creation primitives.
 
 Traits: ``reshape``, ``transpose``, ``slice`` and ``squeeze`` are ``"view"``; ``pad``, ``cat``
-and ``flip`` are ``"shape"``. ``take``, ``gather`` and ``scatter_add`` have no trait: the
+and ``flip`` are ``"shape"``. ``take``, ``gather`` and ``scatter_add`` are ``"indexing"``: the
 positions they read or add into are the values of an index tensor.
 """
 
@@ -25,7 +25,7 @@ import math
 import torch
 
 from ..ir import TensorProxy, tensor_proxy
-from ..ir.traits import SHAPE, VIEW
+from ..ir.traits import INDEXING, SHAPE, VIEW
 from .registry import prim
 
 __all__ = ["canonical_dim", "canonical_dims", "result"]
@@ -207,7 +207,7 @@ def flip(a, *, dims):
     return result(a.shape, a.dtype, a.device, a)
 
 
-@prim()
+@prim(tags=(INDEXING,))
 def take(a, index, *, dim):
     """``index_select``: the slices of ``a`` at positions ``index`` (1-D, int) along ``dim``."""
     _check_tensor("take", a)
@@ -220,7 +220,7 @@ def take(a, index, *, dim):
     return result(shape, a.dtype, a.device, a)
 
 
-@prim()
+@prim(tags=(INDEXING,))
 def gather(a, index, *, dim):
     """``out[i][j] = a[index[i][j]][j]`` for ``dim=0`` (and so on): ``torch.gather``."""
     _check_tensor("gather", a)
@@ -232,7 +232,7 @@ def gather(a, index, *, dim):
     return result(index.shape, a.dtype, a.device, a)
 
 
-@prim()
+@prim(tags=(INDEXING,))
 def scatter_add(a, index, src, *, dim):
     """A copy of ``a`` with ``src[i][j]`` added at ``[index[i][j]][j]`` for ``dim=0`` (and so on)."""
     for t in (a, src):

@@ -398,3 +398,31 @@ def test_a_head_count_read_between_fusible_ops_keeps_them_one_region(cheap_induc
     final = tc.last_traces(jf)[-1]
     tensor_ops = [b.sym.id for b in final.bound_symbols if not b.sym.id.startswith("prims.py_")]
     assert len(tensor_ops) == 1 and tensor_ops[0].startswith("inductor."), final
+
+
+def test_gathers_and_the_loss_gradient_scatter_join_the_regions(cheap_inductor):
+    # "indexing" ops (embedding, gather, nll_loss_backward, embedding_dense_backward) are
+    # indirect loads and stores for inductor: a language model's step is one region each way
+    def f(ids, emb, w, target, pick):
+        h = torch.tanh(emb.index_select(0, ids.flatten()).view(2, 5, 16) * 2 + torch.nn.functional.embedding(ids, emb))
+        logits = h @ w
+        return torch.nn.functional.cross_entropy(logits.flatten(0, 1), target) + logits.gather(-1, pick).sum()
+
+    ids, target, pick = torch.randint(0, 10, (2, 5)), torch.randint(0, 7, (10,)), torch.randint(0, 7, (2, 5, 3))
+    emb, w = torch.randn(10, 16), torch.randn(16, 7)
+    jf = tc.jit(f, executors=[cheap_inductor, "torch"], wait_for_compile=True)
+    for _ in range(2):
+        xs = [t.clone().requires_grad_() for t in (emb, w)]
+        xe = [t.clone().requires_grad_() for t in (emb, w)]
+        got, want = jf(ids, *xs, target, pick), f(ids, *xe, target, pick)
+        torch.testing.assert_close(got, want)
+        got.backward(), want.backward()
+        for a, b in zip(xs, xe):
+            torch.testing.assert_close(a.grad, b.grad)
+    for trace in (tc.last_traces(jf)[-1], tc.last_backward_traces(jf)[-1]):
+        top = [b.sym.id for b in trace.bound_symbols if not b.sym.id.startswith("prims.py_")]
+        inside = {s.sym.id for b in trace.bound_symbols if b.sym.id.startswith("inductor.") for s in b.subsymbols}
+        assert len(top) == 1 and top[0].startswith("inductor."), trace
+    assert {"ltorch.embedding_dense_backward", "ltorch.nll_loss_backward"} <= inside, inside
+    with pytest.raises((IndexError, RuntimeError), match="index"):  # out of range: the compiled kernel checks too
+        jf(torch.full((2, 5), 10), emb, w, target, pick)

@@ -1,7 +1,8 @@
 """The ``inductor`` executor: compiles regions of the trace with inductor.
 
 It claims runs of torch-level symbols chosen by their traits: fusible ones (elementwise math
-and activations, dtype conversions, reductions, shape ops and views) and, spanning them,
+and activations, dtype conversions, reductions, shape ops and views, gathers and scatters at
+positions an index tensor holds: embeddings, a loss's gradient) and, spanning them,
 library ones (matrix products, attention and convolutions, which inductor calls as library
 kernels inside the compiled region, and normalizations, which it generates); never random
 ops, in-place ops or opaque ones. For each maximal run it offers the run's pure fusible
@@ -36,8 +37,9 @@ from thunder_core.extend import (NumberProxy, TensorProxy, draws_random, has_tra
                                  torch_impls)
 
 #: what inductor fuses, by op traits (thunder_core.extend.TRAITS): ops with one of FUSIBLE_TRAITS
-#: and none of UNFUSED_TRAITS (random draws, writes, opaque calls)
-FUSIBLE_TRAITS = frozenset({"elementwise", "reduction", "shape", "view", "creation"})
+#: and none of UNFUSED_TRAITS (random draws, writes, opaque calls); "indexing" ops become
+#: indirect loads and stores in its kernels (an out-of-range index fails its bounds check)
+FUSIBLE_TRAITS = frozenset({"elementwise", "reduction", "shape", "view", "creation", "indexing"})
 #: ops a region may span but not be made of alone: library kernels inductor calls from the
 #: compiled region (matmul: products, attention, convolutions) and normalizations (their aten
 #: kernels beat the code inductor generates for them alone, here; inside a larger region the
