@@ -42,20 +42,25 @@ def materialize_numbers(trace: Trace) -> Trace:
                     if type(s) is NumberProxy:
                         dims.setdefault(id(s), (t, d))
 
-    def computable(p, depth=0) -> bool:
+    known: dict = {}  # id(number) -> computable()
+
+    def computable(p) -> bool:
         # from the inputs' numbers alone (sizes of the inputs included): then it is computed
         # at the start, not after the tensor that has it as a size (see _hoisted)
-        if type(p) is not NumberProxy or id(p) in defined or not p.symbolic:
+        if type(p) is not NumberProxy or id(p) in defined or not p.symbolic or id(p) in input_dims:
             return True
-        if id(p) in input_dims:
-            return True
-        return p.expr is not None and depth < 64 and all(computable(a, depth + 1) for a in flat_proxies(p.expr[1]))
+        if id(p) not in known:  # (expressions share subexpressions: each is looked at once)
+            known[id(p)] = False  # (a cycle would be a bug elsewhere; it reads as not computable)
+            known[id(p)] = p.expr is not None and all(computable(a) for a in flat_proxies(p.expr[1]))
+        return known[id(p)]
 
     def need(x):
         for p in flat_proxies(x):
             if type(p) is not NumberProxy or id(p) in defined or not p.symbolic:
                 continue
-            if id(p) in dims and (id(p) in input_dims or p.expr is None or not computable(p)):  # the size of a tensor at hand (a backward reading an input's size)
+            # the size of a tensor at hand (a backward reading an input's size), unless the
+            # number can be computed from the inputs' sizes alone
+            if id(p) in dims and (id(p) in input_dims or p.expr is None or not computable(p)):
                 t, d = dims[id(p)]
                 out.append(BoundSymbol(PRIMS["prims.py_dim_size"], (t,), {"dim": d}, output=p))
             elif p.expr is None:

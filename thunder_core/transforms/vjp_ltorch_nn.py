@@ -157,14 +157,14 @@ def _(b):
     """Training records the attention with its logsumexp (when the CPU flash kernel takes it),
     so the backward kernel gets it instead of running the forward again."""
     q, k, v, mask, p, scale = args_of(b, None, None, None, None, 0.0, None)
-    if not _no_dropout(b) or b.kwargs.get("enable_gqa") or is_tensor(scale) or (is_tensor(mask) and mask.requires_grad):
+    boolean = is_tensor(mask) and mask.dtype == torch.bool
+    if not _no_dropout(b) or b.kwargs.get("enable_gqa") or is_tensor(scale) or (is_tensor(mask) and mask.requires_grad) \
+            or not B._flash_ok(q, k, v, None if boolean else mask, False):
         return None
-    if is_tensor(mask) and mask.dtype == torch.bool and q.dtype.is_floating_point:
+    if boolean:
         # what eager's attention does with a boolean mask before choosing a kernel
         # (convert_boolean_attn_mask): 0 where attended, -inf elsewhere, in the query's dtype
         mask = T.where(mask, 0.0, float("-inf")).to(q.dtype)
-    if not B._flash_ok(q, k, v, mask, False):
-        return None
     return B.sdpa_forward(q, k, v, mask, scale, is_causal=b.kwargs.get("is_causal", False))
 
 
