@@ -127,3 +127,29 @@ def test_costs_follow_the_target_profile():
 def test_unknown_target_names_the_known_ones():
     with pytest.raises(ValueError, match="Known device profiles: cpu, a100, h100, b200"):
         tc.plan(f, torch.randn(2, 2), torch.randn(2, 2), target="tpu")
+
+
+def test_addmm_is_priced_by_its_contracted_size_not_its_bias():
+    # addmm(bias, mat1, mat2): the first tensor is the bias; pricing read the contracted size
+    # off it (N, not K), 4x too dear for a GPT-2 MLP projection, and inductor then left it out
+    from thunder_core.execution.cost import CostModel
+
+    x, w, b = fake_cuda((256, 128), (128, 512), (512,))
+    q = tc.plan(lambda b, x, w: torch.addmm(b, x, w), b, x, w, target="h100", executors=["torch"])
+    (call,) = [s for s in q.traces[0].bound_symbols if s.sym.id == "ltorch.addmm"]
+    assert CostModel("h100").flops(call) == 2 * 256 * 512 * 128
+
+
+def test_a_decomposition_solved_once_per_structure_is_priced_for_each_size():
+    # a T5 encoder's and decoder's projections have one structure (symbolic sizes are keyed
+    # by which are equal) but different sizes: the decoder's cheaper cover was reused for the
+    # encoder's, which then chose a decomposition no fusing executor could take
+    w = torch.randn(128, 128)
+
+    def f(a, b):
+        return torch.nn.functional.linear(a, w).sum() + torch.nn.functional.linear(b, w).sum()
+
+    jf = tc.jit(f, executors=["torch"])
+    jf(torch.randn(4, 64, 128), torch.randn(4, 8, 128))
+    costs = [d.cost_us for d in jf._last.explanation.decisions if d.where.startswith("ltorch.linear")]
+    assert len(costs) == 2 and costs[0] > 4 * costs[1], costs

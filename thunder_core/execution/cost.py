@@ -21,11 +21,17 @@ from ..transforms.remat import numel as _numel
 from .profiles import DeviceProfile, profile
 
 
-def _matmul_flops(bsym) -> float:
-    a, b = [x for x in bsym.flat_args if isinstance(x, TensorProxy)][:2]
+def _matmul_flops(bsym, first=0) -> float:
+    """2 x output elements x the contracted size, read off the first factor (tensor argument
+    ``first``: 1 for ``addmm``/``baddbmm``, whose first tensor is the added one)."""
+    a = [x for x in bsym.flat_args if isinstance(x, TensorProxy)][first]
     k = size_estimate(a.shape[-1]) if a.shape else 1
     out = sum(_numel(p) for p in bsym.flat_outs if isinstance(p, TensorProxy))
     return 2.0 * out * k
+
+
+def _added_matmul_flops(bsym) -> float:
+    return _matmul_flops(bsym, 1)
 
 
 def _attention_flops(matmuls, first=0):
@@ -38,8 +44,8 @@ def _attention_flops(matmuls, first=0):
 
 
 #: symbol id -> flops(bound symbol); default: one per output element
-FLOPS = {sid: _matmul_flops for sid in ("ltorch.matmul", "ltorch.mm", "ltorch.bmm", "ltorch.linear",
-                                         "ltorch.addmm", "ltorch.baddbmm", "prims.matmul")}
+FLOPS = {sid: _matmul_flops for sid in ("ltorch.matmul", "ltorch.mm", "ltorch.bmm", "ltorch.linear", "prims.matmul")}
+FLOPS.update({"ltorch.addmm": _added_matmul_flops, "ltorch.baddbmm": _added_matmul_flops})
 # attention: q k^T and p v forward; the backward kernel does 5 products, 2 more when it must
 # first recompute the forward's statistics (sdpa_backward, without them)
 FLOPS.update({"ltorch.scaled_dot_product_attention": _attention_flops(2), "ltorch.sdpa_forward": _attention_flops(2),
