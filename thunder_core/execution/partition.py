@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ..ir import BoundSymbol, Trace, flat_proxies
+from ..ir import BoundSymbol, NumberProxy, TensorProxy, Trace, flat_proxies
 from ..ir.trace import current_equalities, subtraces
 from .claims import (Claim, ClaimContext, Declined, Region, _decline_reason, region_boundary, region_callable,
                      region_key, region_symbol)
@@ -35,6 +35,7 @@ from .cost import CostModel
 from .reuse import reuse_buffers
 from .tiered import TieredRegion
 from ..transforms.numbers import materialize_numbers
+from ..transforms.remat import size_estimate
 
 
 class LoweringError(RuntimeError):
@@ -129,6 +130,14 @@ class Partition:
         for t in self.tiered:
             t.bind(fn.__globals__)
         return fn
+
+
+def _size_hints(b) -> tuple:
+    """The estimates (``remat.size_estimate``) of the symbolic numbers ``b`` reads or makes:
+    its tensors' sizes and its number arguments, in order."""
+    return tuple(size_estimate(s) for p in (*b.flat_args, *b.flat_outs)
+                 for s in (p.shape if isinstance(p, TensorProxy) else (p,) if type(p) is NumberProxy else ())
+                 if type(s) is NumberProxy)
 
 
 def last_use_of(bsyms, outputs_after) -> dict:
@@ -285,8 +294,11 @@ def partition(trace: Trace, executors, model: CostModel | None = None, *, lower:
     def solve_decomposition(b):
         """The cheapest cover of ``b``'s decomposition; one computed for a structurally equal
         symbol (same op, argument metadata and static arguments: one per transformer layer)
-        is reused for the choice, and solved again for ``b`` only if it is emitted."""
-        key = region_key(Region((b,), tuple({id(p): p for p in flat_proxies(b.args)}.values()), tuple(b.flat_outs)))
+        is reused for the choice, and solved again for ``b`` only if it is emitted. Symbolic
+        sizes count with this call's values (their hints): the structure is the same for a
+        T5 encoder's and decoder's projections, but their costs are not."""
+        key = (region_key(Region((b,), tuple({id(p): p for p in flat_proxies(b.args)}.values()), tuple(b.flat_outs))),
+               _size_hints(b))
         if key in solved:
             return solved[key]
         try:
