@@ -60,7 +60,7 @@ def materialize_numbers(trace: Trace) -> Trace:
                 continue
             # the size of a tensor at hand (a backward reading an input's size), unless the
             # number can be computed from the inputs' sizes alone
-            if id(p) in dims and (id(p) in input_dims or p.expr is None or not computable(p)):
+            if id(p) in dims and (id(p) in input_dims or not computable(p)):
                 t, d = dims[id(p)]
                 out.append(BoundSymbol(PRIMS["prims.py_dim_size"], (t,), {"dim": d}, output=p))
             elif p.expr is None:
