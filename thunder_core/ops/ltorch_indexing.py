@@ -25,10 +25,10 @@ import operator
 import torch
 
 from ..ir import NumberProxy, TensorProxy, TracingError, tensor_proxy
+from ..ir.traits import INDEXING
 from . import prims
 from .ltorch_shape import expanded, reshaped
 from .prims_shape import broadcast_shapes, canonical_dim
-from ..ir.traits import INDEXING
 from .registry import T, fake_meta, torch_op
 
 _INDEX_TYPES = "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices"

@@ -35,10 +35,10 @@ import warnings
 import torch
 
 from ..ir import TensorProxy, tensor_proxy
+from ..ir.traits import INDEXING
 from . import prims
 from .ltorch_shape import expanded, reshaped
 from .prims_shape import broadcast_shapes, canonical_dim
-from ..ir.traits import INDEXING
 from .registry import OPDEFS, T, torch_op
 
 # ---------------------------------------------------------------- helpers
