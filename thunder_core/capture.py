@@ -50,7 +50,7 @@ for _d in ("_dynamo", "_inductor"):
     run_natively(os.path.join(_TORCH_DIR, _d))
 # the jit's interpreter and the core's lookasides are the interpreter's: not in the program's tracebacks
 hide(__file__)
-hide(os.path.join(os.path.dirname(os.path.abspath(__file__)), "builtin"))
+hide(os.path.join(os.path.dirname(__file__), "builtin"))
 _OWNERS = (types.ModuleType, type(None), type(torch._C._VariableFunctions))
 _BOUND_METHODS = (types.MethodType, types.BuiltinMethodType, types.MethodWrapperType)
 _EQ_TYPES = (int, float, bool, str, complex, type(None), torch.dtype, torch.device, bytes, type(...))

@@ -17,7 +17,9 @@ import site
 import sysconfig
 import traceback
 
-_CORE = os.path.dirname(os.path.abspath(__file__))
+from .frontend.tracebacks import path_forms
+
+_CORE = path_forms(os.path.dirname(__file__))
 _LIBRARIES = tuple(os.path.abspath(p) + os.sep for p in {
     *site.getsitepackages(), site.getusersitepackages(), sysconfig.get_paths()["stdlib"],
     sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]} if p)

@@ -48,6 +48,26 @@ def test_the_programs_own_exception_is_unchanged():
     assert not getattr(ei.value, "__notes__", None)
 
 
+class _Stop(Exception):
+    pass
+
+
+def _raise_the_class(x):
+    raise _Stop  # the code's last instruction: the class is instantiated while ip is past the end
+
+
+def test_an_exception_class_raised_by_the_last_instruction_is_caught():
+    def f(x):
+        try:
+            _raise_the_class(x)
+        except _Stop:
+            return x + 1
+
+    torch.testing.assert_close(tc.jit(f)(torch.ones(2)), f(torch.ones(2)))
+    with pytest.raises(_Stop):
+        tc.jit(_raise_the_class)(torch.ones(2))
+
+
 def test_errors_never_print_a_whole_tensor():
     big = torch.arange(1000.0)
 

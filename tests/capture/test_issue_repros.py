@@ -136,3 +136,30 @@ def test_cummax_values_attribute():
     f = lambda x: torch.cummax(x, 0).values * 2  # noqa: E731
     x = torch.randn(5)
     torch.testing.assert_close(tc.jit(f)(x), f(x))
+
+
+def test_thunder_core_imported_through_a_path_with_dotdot(tmp_path):
+    """A script that puts ``scripts/..`` on sys.path imports thunder_core as
+    ``/repo/scripts/../thunder_core``: its code objects carry that spelling, and the core's own
+    code (the IR's replay, reached from a traced ``mean``) must still run natively, not be
+    interpreted as the program's."""
+    import os
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(tc.__file__))
+    (tmp_path / "sub").mkdir()
+    script = tmp_path / "sub" / "s.py"
+    script.write_text(
+        "import os, sys\n"
+        f"sys.path.insert(0, os.path.join({root!r}, 'tests', '..'))\n"
+        "import torch, thunder_core as tc\n"
+        "assert '..' in tc.__file__, tc.__file__\n"
+        "def f(x):\n"
+        "    y = x * 0.5 + 1.0\n"
+        "    return y - y.mean(-1, keepdim=True)\n"
+        "x = torch.randn(4, 8)\n"
+        "torch.testing.assert_close(tc.jit(f)(x), f(x))\n"
+        "print('ok')\n")
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-3000:]

@@ -16,6 +16,7 @@ import sys
 import types
 
 from .errors import refuse
+from .tracebacks import path_forms
 
 PY = sys.version_info[:2]
 
@@ -26,18 +27,17 @@ CO_ITERABLE_COROUTINE = inspect.CO_ITERABLE_COROUTINE
 CO_VARARGS = inspect.CO_VARARGS
 CO_VARKEYWORDS = inspect.CO_VARKEYWORDS
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
-#: Directories whose code always runs natively when called from interpreted code. Packages of
-#: the compiler add themselves with ``run_natively(directory)``.
-NATIVE_PATHS: tuple[str, ...] = (_HERE,)
+#: Directories whose code always runs natively when called from interpreted code, in each
+#: spelling a code's filename may have (path_forms). Packages of the compiler add themselves
+#: with ``run_natively(directory)``.
+NATIVE_PATHS: tuple[str, ...] = path_forms(os.path.dirname(__file__))
 
 
 def run_natively(directory: str) -> None:
-    """Code under ``directory`` is called natively, never interpreted (compiler internals)."""
+    """Code under ``directory`` is called natively, never interpreted (compiler internals).
+    Pass the directory as the package's ``__file__`` spells it (its code objects' filenames do)."""
     global NATIVE_PATHS
-    directory = os.path.abspath(directory)
-    if directory not in NATIVE_PATHS:
-        NATIVE_PATHS = NATIVE_PATHS + (directory,)
+    NATIVE_PATHS = NATIVE_PATHS + tuple(p for p in path_forms(directory) if p not in NATIVE_PATHS)
 _JUMPS = frozenset(dis.hasjrel) | frozenset(getattr(dis, "hasjabs", ()))
 
 

@@ -12,14 +12,14 @@ import types
 
 from .code import PY
 from .frame import NULL
-from .tracebacks import is_interpreter_frame
+from .tracebacks import is_interpreter_frame, path_forms
 
 try:
     from _warnings import warn as _native_warn, warn_explicit as _warn_explicit  # what warn() calls
 except ImportError:  # pragma: no cover - CPython always has _warnings
     from warnings import warn as _native_warn, warn_explicit as _warn_explicit
 
-_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_PKG_DIR = path_forms(os.path.dirname(os.path.dirname(__file__)))
 
 
 def _has(cell) -> bool:

@@ -269,8 +269,8 @@ class Interpreter:
         frames = self.frames
         if not frames or len(frames) == self.callback_depth:
             return False
-        f = frames[-1]
-        return f.insts[f.ip].opname == "POP_TOP" and f.insts[f.ip - 1].opname.startswith("CALL")
+        f = frames[-1]  # (ip is past the end while the code's last instruction runs: a final `raise Cls`)
+        return f.ip < len(f.insts) and f.insts[f.ip].opname == "POP_TOP" and f.insts[f.ip - 1].opname.startswith("CALL")
 
     def _current_inst(self):
         if not self.frames:

@@ -18,17 +18,25 @@ from __future__ import annotations
 import os
 import types
 
-INTERPRETER_DIR = os.path.dirname(os.path.abspath(__file__))
-_HIDDEN = (INTERPRETER_DIR,)  # files and directories whose frames a traceback does not show
+
+
+def path_forms(path: str) -> tuple[str, ...]:
+    """The spellings a code object's ``co_filename`` under ``path`` may start with: ``path`` as
+    given (a module's ``__file__`` keeps its sys.path entry's spelling, ``/repo/scripts/../pkg``
+    when a script put ``scripts/..`` on sys.path), absolute and normalized, and with links resolved."""
+    return tuple(dict.fromkeys((path, os.path.abspath(path), os.path.realpath(path))))
+
+
+#: the interpreter's directory, in each spelling (``startswith`` takes the tuple)
+INTERPRETER_DIR = path_forms(os.path.dirname(__file__))
+_HIDDEN = INTERPRETER_DIR  # files and directories whose frames a traceback does not show
 
 
 def hide(path: str) -> None:
     """Frames of code under ``path`` (a file or directory: the jit's interpreter subclass, its
     lookasides) are left out of tracebacks, like the interpreter's own."""
     global _HIDDEN
-    path = os.path.abspath(path)
-    if path not in _HIDDEN:
-        _HIDDEN = _HIDDEN + (path,)
+    _HIDDEN = _HIDDEN + tuple(p for p in path_forms(path) if p not in _HIDDEN)
 
 def _stub():
     yield

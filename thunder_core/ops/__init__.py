@@ -9,8 +9,8 @@ import os as _os
 from ..frontend.code import run_natively as _run_natively
 from ..ir.printing import NAMESPACES as _NAMESPACES
 
-_run_natively(_os.path.dirname(_os.path.abspath(__file__)))
-_run_natively(_os.path.join(_os.path.dirname(_os.path.dirname(_os.path.abspath(__file__))), "ir"))
+_run_natively(_os.path.dirname(__file__))
+_run_natively(_os.path.join(_os.path.dirname(_os.path.dirname(__file__)), "ir"))
 _NAMESPACES.setdefault("prims", "thunder_core.ops.prims")
 _NAMESPACES.setdefault("ltorch", "thunder_core.ops.ltorch")
 
