@@ -4,7 +4,7 @@ Run as a pytest plugin (entry point ``pytest11``, ``thunder_conformance``; a no-
 ``--thunder-executor`` is given)::
 
     pytest --pyargs thunder_core.testing.conformance --thunder-executor NAME [--thunder-ops PATTERNS]
-           [--thunder-target cpu|h100] [--thunder-xfails FILE] [--thunder-max-examples N]
+           [--thunder-target cpu|cuda|h100] [--thunder-xfails FILE] [--thunder-max-examples N]
 
 One concept per module:
 
@@ -16,6 +16,7 @@ One concept per module:
 * ``cases.py``: examples as data whose repr is Python (``Case``, ``ChainCase``, ``TensorSpec``);
 * ``check.py``: one example through ``tc.jit`` against eager (values, what ran, gradients);
 * ``executors.py``: the executor under test, and the penalized fallback it runs with;
+* ``targets.py``: where examples run (``cpu``, ``cuda``) or are only planned (a GPU profile);
 * ``opinfo.py``: PyTorch's OpInfo samples, and the known-symbol coverage of ``op_db``;
 * ``xfails.py``: the plugin author's known failures; ``repro.py``: one-line reproducers.
 """

@@ -1,4 +1,4 @@
-"""``python -m thunder_core.testing.conformance NAME [PATTERNS] [--target h100]``: which
+"""``python -m thunder_core.testing.conformance NAME [PATTERNS] [--target cpu|cuda|h100]``: which
 symbols executor NAME claims (alone, or inside regions), without running any test. NAME is an
 installed executor's name or ``module:attr`` / ``file.py:attr``; PATTERNS as --thunder-ops."""
 
@@ -14,10 +14,12 @@ def main(argv=None):
     parser.add_argument("--target", default="cpu")
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
+    from . import targets
     from .discovery import discover, select
     from .executors import resolve
 
-    claims = discover(resolve(args.executor), select(args.ops), args.target)
+    targets.use(args.target)
+    claims = discover(resolve(args.executor), select(args.ops, args.target), args.target)
     print(claims.report())
     for sid, why in sorted(claims.not_probed.items()):
         print(f"  not probed: {sid}: {why.splitlines()[0]}")

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 
 import torch
 
+from . import targets
+
 LAYOUTS = ("contiguous", "transposed", "expanded", "offset", "strided")
 
 
@@ -79,8 +81,9 @@ class TensorSpec:
         return flat.reshape(self.shape)
 
     def build(self, requires_grad: bool = False) -> torch.Tensor:
-        """The tensor, laid out as ``layout`` says (same values whatever the layout)."""
-        v = self.values()
+        """The tensor, laid out as ``layout`` says (same values whatever the layout), on the kit's
+        device (``targets.DEVICE``: the values are drawn on the CPU, then moved)."""
+        v = self.values().to(targets.DEVICE)
         shape, nd = tuple(self.shape), len(self.shape)
         if self.layout == "transposed" and nd >= 2:
             t = v.transpose(-1, -2).contiguous().transpose(-1, -2)
@@ -89,11 +92,11 @@ class TensorSpec:
             row = v[:1]
             t = row.expand(shape)
         elif self.layout == "offset":
-            base = torch.zeros(v.numel() + 3, dtype=self.dtype)
+            base = torch.zeros(v.numel() + 3, dtype=self.dtype, device=v.device)
             base[3:] = v.reshape(-1)
             t = base[3:].view(shape)
         elif self.layout == "strided" and nd >= 1:
-            big = torch.zeros((*shape[:-1], 2 * shape[-1]), dtype=self.dtype)
+            big = torch.zeros((*shape[:-1], 2 * shape[-1]), dtype=self.dtype, device=v.device)
             big[..., ::2] = v
             t = big[..., ::2]
         else:

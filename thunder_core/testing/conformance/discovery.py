@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 import torch
 
 from .cases import Case, TensorSpec
+from .targets import profile_name, runs
 from .executors import check_cost, check_reason, decline_reason
 
 
@@ -71,7 +72,7 @@ def select(patterns: str | None, target: str = "cpu"):
     from thunder_core.ir.traits import traits
     from thunder_core.ops.registry import OPDEFS
 
-    planned_only = profile(target).device_type != "cpu"
+    planned_only = not runs(target)
     pats = [p.strip() for p in (patterns or "").split(",") if p.strip()]
     out = []
     for sid, opdef in sorted(OPDEFS.items()):
@@ -128,27 +129,26 @@ def in_dtype(case, dtype) -> Case:
 
 
 def case_probe(case):
-    """(fn, cpu tensors) of ``case``: its program and its inputs built."""
+    """(fn, tensors) of ``case``: its program and its inputs built (on the kit's device)."""
     fn, specs = case.program()
     return fn, [s.build() for s in specs]
 
 
 def trace_of(probe, target="cpu"):
-    """The trace ``tc.jit`` would partition for ``probe`` (a :class:`Case`, or ``(fn, cpu
-    tensors)``; traced, nothing runs), and its inputs; for a GPU ``target`` the inputs are
-    fake tensors on its device (as ``tc.plan`` makes them)."""
+    """The trace ``tc.jit`` would partition for ``probe`` (a :class:`Case`, or ``(fn,
+    tensors)``; traced, nothing runs), and its inputs; for a GPU profile ``target`` (plan only)
+    the inputs are fake tensors on its device (as ``tc.plan`` makes them)."""
     from thunder_core.extend import profile
 
     fn, args = case_probe(probe) if isinstance(probe, Case) else probe
-    prof = profile(target)
-    if prof.device_type == "cpu":
+    if runs(target):
         with warnings.catch_warnings(), torch.no_grad():
             warnings.simplefilter("ignore")
             fn(*args)  # eager must accept the probe
     else:
         from thunder_core.planning import _faker
 
-        fake = _faker(prof)
+        fake = _faker(profile(target))
         args = [fake(a) for a in args]
     return traced(fn, args)
 
@@ -216,10 +216,11 @@ def discover(executor, opdefs, target="cpu") -> Claims:
 
     from .cases import PARTNERS
 
-    model = CostModel(target)
-    if model.profile.device_type == "cpu":  # run here: the executor must be able to run on this machine
-        unsupported = executor.unavailable() or (None if "cpu" in executor.device_types else
-                                                 f"runs on {', '.join(executor.device_types)}, not cpu")
+    model = CostModel(profile_name(target))
+    if runs(target):  # run here: the executor must be able to run on this machine's device
+        kind = model.profile.device_type
+        unsupported = executor.unavailable() or (None if kind in executor.device_types else
+                                                 f"runs on {', '.join(executor.device_types)}, not {kind}")
     else:                                   # planned for a target: nothing runs
         unsupported = executor.supports(model.profile)
 
@@ -275,7 +276,7 @@ def _declined(executor, trace, sid) -> bool:
 
 
 def _other_probes(opdef, target):
-    """(fn, cpu tensors) probes after the float32 ones: the probe in half precision, then
+    """(fn, tensors) probes after the float32 ones: the probe in half precision, then
     PyTorch's OpInfo samples of the symbol (in float32 and half precision)."""
     from .opinfo import available, sample_probes
 

@@ -20,7 +20,9 @@ import warnings
 
 import torch
 
+from . import targets
 from .check import compare
+from .targets import profile_name, runs
 from .executors import check_reason, company, decline_reason, fallback
 
 #: dtypes sampled, and samples per dtype
@@ -101,12 +103,13 @@ def run_samples(executor, sid, claims=None):
     from .check import _check_ran
 
     counts = [0, 0, 0]
+    device = targets.DEVICE  # the kit's: the CPU, or the GPU of --thunder-target cuda
     for op in opinfos_for(sid):
-        supported = op.supported_dtypes("cpu")
+        supported = op.supported_dtypes(torch.device(device).type)
         for dtype, n in DTYPES.items():
             if dtype not in supported:
                 continue
-            for k, s in enumerate(itertools.islice(op.sample_inputs("cpu", dtype), n)):
+            for k, s in enumerate(itertools.islice(op.sample_inputs(device, dtype), n)):
                 args, kwargs = [s.input, *s.args], dict(s.kwargs)
                 where = f"OpInfo {op.name}{'.' + op.variant_test_name if op.variant_test_name else ''} " \
                         f"{dtype} sample {k}: {s}"
@@ -144,20 +147,22 @@ def run_samples(executor, sid, claims=None):
 
 
 def sample_probes(sid, dtypes=(torch.float32,), target="cpu", per_dtype=3):
-    """(fn, cpu tensors) of the first ``per_dtype`` OpInfo samples of ``sid`` in each of
+    """(fn, tensors) of the first ``per_dtype`` OpInfo samples of ``sid`` in each of
     ``dtypes`` the OpInfo supports on ``target``'s device type: tensors are positional inputs
-    (samples with tensors in lists or keyword arguments are left out)."""
+    (samples with tensors in lists or keyword arguments are left out). The samples are made on
+    the device where the kit runs (the CPU for a plan-only target, whose trace fakes them)."""
     from thunder_core.extend import profile
 
-    device_type = profile(target).device_type
+    device_type = profile(profile_name(target)).device_type
+    device = targets.DEVICE if runs(target) else "cpu"
     for op in opinfos_for(sid):
         supported = op.supported_dtypes(device_type)
         for dtype in dtypes:
             if dtype not in supported:
                 continue
             try:
-                samples = list(itertools.islice(op.sample_inputs("cpu", dtype), per_dtype))
-            except Exception:  # noqa: BLE001 - the OpInfo cannot make this dtype's samples on the CPU
+                samples = list(itertools.islice(op.sample_inputs(device, dtype), per_dtype))
+            except Exception:  # noqa: BLE001 - the OpInfo cannot make this dtype's samples there
                 continue
             for s in samples:
                 args, kwargs = [s.input, *s.args], dict(s.kwargs)
@@ -171,12 +176,12 @@ def sample_probes(sid, dtypes=(torch.float32,), target="cpu", per_dtype=3):
                 yield conformance_sample, [a for a in args if isinstance(a, torch.Tensor)]
 
 
-def first_sample_trace(sid):
+def first_sample_trace(sid, target="cpu"):
     """(trace, its inputs: what the prologue passes) of the first float32 OpInfo sample of
-    ``sid`` that traces, or None."""
+    ``sid`` that traces, or None (``target``: one where examples run)."""
     from .discovery import traced
 
-    for fn, tensors in sample_probes(sid):
+    for fn, tensors in sample_probes(sid, target=target):
         try:
             return traced(fn, tensors)
         except Exception:  # noqa: BLE001

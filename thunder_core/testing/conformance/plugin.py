@@ -10,7 +10,8 @@ Options::
 
     --thunder-executor NAME      an installed executor's name, or module:attribute / file.py:attribute
     --thunder-ops PATTERNS       comma-separated fnmatch patterns of symbols (ids or short names)
-    --thunder-target cpu|h100    cpu: run and compare with eager; another target: plan only (tc.plan)
+    --thunder-target cpu|cuda|h100   cpu or cuda (this machine's GPU): run and compare with eager there;
+                                 a GPU profile (a100, h100, b200): plan only (tc.plan, fake tensors)
     --thunder-xfails FILE        known failures (xfails.py describes the format)
     --thunder-max-examples N     hypothesis examples per drawn test (default: the profile's)
 
@@ -33,8 +34,9 @@ def pytest_addoption(parser):
     group.addoption("--thunder-executor", default=None,
                     help="executor to check: an installed name, or module:attribute / file.py:attribute")
     group.addoption("--thunder-ops", default=None, help="comma-separated fnmatch patterns of symbol ids or names")
-    group.addoption("--thunder-target", default="cpu", help="cpu (run, compare with eager) or a GPU profile "
-                    "name such as h100 (plan with fake tensors: claims and artifacts only)")
+    group.addoption("--thunder-target", default="cpu", help="cpu or cuda (run on this machine's CPU or GPU, "
+                    "compare with eager there) or a GPU profile name such as h100 (plan with fake tensors: claims "
+                    "and artifacts only)")
     group.addoption("--thunder-xfails", default=None, help="file of 'symbol_id: reason' lines (known failures)")
     group.addoption("--thunder-max-examples", type=int, default=None, help="hypothesis examples per test")
 
@@ -56,11 +58,15 @@ class Kit:
     """What the tests of one run share: the executor, its claims, the options."""
 
     def __init__(self, config):
-        from . import discovery, executors
+        from . import discovery, executors, targets
 
         self.spec = config.getoption("--thunder-executor")
         self.executor = executors.resolve(self.spec)
         self.target = config.getoption("--thunder-target")
+        try:
+            targets.use(self.target)
+        except ValueError as e:
+            raise pytest.UsageError(str(e)) from None
         self.max_examples = config.getoption("--thunder-max-examples")
         path = config.getoption("--thunder-xfails")
         self.xfails = _xfails.load(path) if path else {}
@@ -125,8 +131,17 @@ def pytest_report_header(config):
     if kit is None:
         return None
     ex = kit.executor
-    return [f"thunder conformance: executor {ex.name!r} ({kit.spec}) version {ex.version}, target {kit.target}",
+    from .targets import profile_name
+
+    where = kit.target if kit.target != "cuda" else f"cuda ({profile_name('cuda')}: {_gpu_name()})"
+    return [f"thunder conformance: executor {ex.name!r} ({kit.spec}) version {ex.version}, target {where}",
             *kit.claims.report().splitlines()]
+
+
+def _gpu_name():
+    import torch
+
+    return torch.cuda.get_device_name()
 
 
 def pytest_terminal_summary(terminalreporter, config):

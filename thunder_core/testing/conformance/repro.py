@@ -10,13 +10,16 @@ import torch  # noqa: F401
 from .cases import Case, ChainCase, TensorSpec  # noqa: F401
 
 
-def reproduce(executor, case):
+def reproduce(executor, case, target="cpu"):
     """Check ``case`` with ``executor`` (a name, ``module:attr``, ``file.py:attr`` or an
-    Executor) as the kit does; raises AssertionError on a difference, returns "ok",
-    "declined: reason" or "invalid: why" otherwise."""
+    Executor) as the kit does, on ``target`` (``"cpu"``, or ``"cuda"`` for this machine's GPU);
+    raises AssertionError on a difference, returns "ok", "declined: reason" or "invalid: why"
+    otherwise."""
+    from . import targets
     from .check import Declined, Invalid, run_case
     from .executors import resolve
 
+    targets.use(target)
     ex = resolve(executor)
     try:
         run_case(ex, case, None)

@@ -10,6 +10,9 @@
 * :func:`target_plan`: ``--thunder-target h100``: ``tc.plan`` with fake cuda tensors; the
   executor claims what it claims here and produces its artifacts without errors.
 
+The first four run their examples where ``--thunder-target`` says (targets.py): ``cpu``, or
+``cuda`` for this machine's GPU.
+
 A failure prints hypothesis's minimal example (a ``Case``/``ChainCase`` that is Python) and a
 one-line reproducer (``repro.py``).
 """
@@ -24,11 +27,13 @@ from hypothesis.errors import Unsatisfiable
 from . import strategies
 from .check import Declined, Invalid, compare, run_case
 from .executors import check_cost, check_reason, company, decline_reason, fallback
+from .targets import profile_name, runs
 
 
 def reproducer(kit, case) -> str:
+    where = "" if kit.target == "cpu" else f", target={kit.target!r}"
     return (f"reproduce: python -c \"from thunder_core.testing.conformance.repro import *; "
-            f"reproduce({kit.spec!r}, {case!r})\"")
+            f"reproduce({kit.spec!r}, {case!r}{where})\"")
 
 
 def _settings(kit):
@@ -75,16 +80,18 @@ def _search(kit, strategy, what, examples=()):
         pytest.skip(f"{what}: no drawn example was both valid and accepted by the executor ({why})")
 
 
-def _cpu_only(kit):
-    if kit.target != "cpu":
+def _runs_here(kit):
+    if not runs(kit.target):
         pytest.skip(f"target {kit.target}: only claims and plans are checked (test_target_plan)")
     reason = kit.executor.unavailable()
     if reason is not None:
         pytest.skip(f"executor {kit.executor.name!r} cannot run here ({reason}); use --thunder-target h100")
+    if kit.claims.unsupported is not None:
+        pytest.skip(f"executor {kit.executor.name!r} cannot run on {kit.target}: it {kit.claims.unsupported}")
 
 
 def drawn_calls(kit, sid):
-    _cpu_only(kit)
+    _runs_here(kit)
     partner = kit.claims.in_region.get(sid) if sid not in kit.claims.alone else None
     opdef = kit.opdefs[sid]
     _search(kit, strategies.calls(opdef, strategies.DTYPES, partner), sid,
@@ -92,7 +99,7 @@ def drawn_calls(kit, sid):
 
 
 def fused_chains(kit):
-    _cpu_only(kit)
+    _runs_here(kit)
     symbols = strategies.chain_symbols(kit.opdefs[s] for s in kit.claims.symbols)
     if not symbols:
         pytest.skip("the executor claims no elementwise symbol a chain can use (among the selected ones)")
@@ -102,7 +109,7 @@ def fused_chains(kit):
 def opinfo_samples(kit, sid):
     from .opinfo import run_samples
 
-    _cpu_only(kit)
+    _runs_here(kit)
     passed, declined, invalid = run_samples(kit.executor, sid, kit.claims)
     if not passed and not declined:
         pytest.skip(f"no OpInfo sample of {sid} is runnable here ({invalid} refused by eager or the core)")
@@ -131,8 +138,8 @@ def _probe_trace(kit, sid, target):
             why = f"{type(e).__name__}: {str(e)[:160]}"
     from .opinfo import available, first_sample_trace
 
-    if available() is None and target == "cpu":
-        found = first_sample_trace(sid)
+    if available() is None and runs(target):
+        found = first_sample_trace(sid, target)
         if found is not None:
             return found
     pytest.skip(f"no probe call of {sid} traces ({why}) and no OpInfo sample of it does")
@@ -149,9 +156,9 @@ def claims_honest(kit, sid):
     ex, target = kit.executor, kit.target
     if kit.claims.unsupported is not None:
         pytest.skip(f"{ex.name!r} cannot compile for {target}: it {kit.claims.unsupported}")
-    model = CostModel(target)
+    model = CostModel(profile_name(target))
     trace, args = _probe_trace(kit, sid, target)
-    run = target == "cpu" and ex.unavailable() is None
+    run = runs(target) and ex.unavailable() is None
     impls = fallback().implementations()
     top = list(trace.bound_symbols)
     table = ex.implementations()
@@ -194,7 +201,7 @@ def target_plan(kit, sid):
 
     from .discovery import VARIANTS, case_probe, probe_case
 
-    if kit.target == "cpu":
+    if runs(kit.target):
         pytest.skip("plans are checked with --thunder-target h100 (or another GPU profile)")
     ex = kit.executor
     why = ex.supports(profile(kit.target))
@@ -236,7 +243,7 @@ def declaration(kit):
     assert isinstance(ex.name, str) and ex.name.strip(), f"executor name {ex.name!r}: a non-empty string is needed"
     assert ex.api_version == API_VERSION, f"{ex.name!r} declares api_version {ex.api_version}, the core's is " \
                                           f"{API_VERSION}"
-    prof = profile(kit.target)
+    prof = profile(profile_name(kit.target))
     if ex.supports(prof) is None:
         d = ex.overhead_us(prof)
         assert math.isfinite(d) and d >= 0, f"{ex.name!r}: dispatch_us on {prof.name} is {d!r}"
