@@ -172,3 +172,70 @@ def test_training_attention_with_a_boolean_mask_saves_its_statistics_too():
     assert "sdpa_forward" in str(tc.last_traces(jfn)[-1])
     bwd = tc.last_backward_traces(jfn)[0]
     assert "sdpa_backward_stats" in str(bwd) and "sdpa_forward" not in str(bwd)
+
+
+@pytest.mark.parametrize("dtype,queries,mask,expected", [
+    (torch.bfloat16, 100, False, ("flash", [2, 4, 100])),
+    (torch.float16, 64, False, ("flash", [2, 4, 64])),
+    (torch.float32, 100, False, ("efficient", [2, 4, 100])),  # (the kernel's padded buffer, viewed)
+    (torch.bfloat16, 100, True, (None, None)),  # a mask on CUDA: the plain op, forward recomputed
+])
+def test_training_attention_on_cuda_records_the_kernel_that_saves_statistics(dtype, queries, mask, expected):
+    """Planned for an H100 with fake CUDA tensors (no GPU here: the kernels' execution is
+    checked by scripts/gpu_check.py on a GPU): training records sdpa_forward with the
+    logsumexp layout of the CUDA kernel eager would pick (ops/attention_kernels.py)."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    import thunder_core as tc
+    from thunder_core.ops import attention_kernels
+
+    with FakeTensorMode():
+        q = torch.randn(2, 4, queries, 64, device="cuda", dtype=dtype, requires_grad=True)
+        m = torch.zeros(queries, queries, device="cuda", dtype=dtype) if mask else None
+    assert attention_kernels.kernel(q, q, q, m, False) == expected[0]
+
+    def f(q, k, v, m):
+        return torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=m, is_causal=m is None)
+
+    plan = tc.plan(f, q, q, q, m, target="h100", executors=["torch"])
+    fwd = [b for b in plan.traces[-1].bound_symbols if b.sym.id == "ltorch.sdpa_forward"]
+    bwd = [b.sym.id for b in plan.backward_traces[-1].bound_symbols]
+    if expected[0] is None:
+        assert not fwd and "ltorch.sdpa_backward" in bwd, bwd
+        return
+    (b,) = fwd
+    assert list(b.flat_outs[1].shape) == expected[1] and b.flat_outs[1].dtype == torch.float32
+    assert "ltorch.sdpa_backward_stats" in bwd and "ltorch.sdpa_backward" not in bwd, bwd
+
+
+def test_the_efficient_kernels_padded_logsumexp_round_trips():
+    """The CUDA memory-efficient kernel pads its logsumexp to 32 queries; forward returns the
+    (batch, heads, queries) view and backward hands the kernel the padded buffer again: the
+    same memory when given that view, a padded copy otherwise (a decomposition's logsumexp)."""
+    from thunder_core.ops.attention_kernels import _padded
+
+    buf = torch.randn(2, 3, 64)
+    view = buf[..., :40]
+    again = _padded(view)
+    assert again.shape == (2, 3, 64) and again.data_ptr() == buf.data_ptr() and torch.equal(again, buf)
+    copy = _padded(view.contiguous())
+    assert copy.shape == (2, 3, 64) and torch.equal(copy[..., :40], view)
+    full = torch.randn(2, 3, 32)
+    assert _padded(full) is full
+
+
+def test_the_cuda_kernels_rng_placeholders_are_not_cached_while_a_compiler_traces():
+    """Inductor traces a region holding sdpa_backward_stats with fake tensors: the placeholders
+    made then must not be cached for the real calls that follow (seen on an H100: a later
+    torch-executor backward got a fake tensor)."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    from thunder_core.ops import attention_kernels
+
+    attention_kernels._cached_rng.cache_clear()
+    with FakeTensorMode():
+        q = torch.randn(2, 4, 64, 64, device="cuda", dtype=torch.bfloat16)
+        out, lse = attention_kernels.forward(q, q, q, None, None, True)
+        grads = attention_kernels.backward(out, q, q, q, out, lse, None, None, True)
+    assert [tuple(g.shape) for g in grads] == [(2, 4, 64, 64)] * 3 and tuple(lse.shape) == (2, 4, 64)
+    assert attention_kernels._cached_rng.cache_info().currsize == 0

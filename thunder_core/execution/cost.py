@@ -58,8 +58,16 @@ def _input_again(bsym):
     return float(_bytes(bsym.args[1])) if len(bsym.args) > 1 and isinstance(bsym.args[1], TensorProxy) else 0.0
 
 
+def _attention_recomputed(bsym):
+    """sdpa_backward's forward, run again for its statistics: the output (grad_output's shape)
+    and the rows' logsumexp (float32) written, then read by the backward kernel."""
+    g = bsym.args[0]
+    return 2.0 * (_bytes(g) + 4.0 * _numel(g) / size_estimate(g.shape[-1])) if isinstance(g, TensorProxy) else 0.0
+
+
 EXTRA_BYTES = {sid: _input_again for sid in ("ltorch.layer_norm_backward", "ltorch.rms_norm_backward",
                                              "ltorch.batch_norm_backward")}
+EXTRA_BYTES["ltorch.sdpa_backward"] = _attention_recomputed
 
 
 class CostModel:

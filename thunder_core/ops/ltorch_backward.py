@@ -30,6 +30,7 @@ import torch.nn.functional as _F
 
 from ..ir import tensor_proxy
 from ..ir.traits import ELEMENTWISE, INDEXING, MATMUL, NORMALIZATION, REDUCTION, TRANSCENDENTAL
+from . import attention_kernels
 from .prims_shape import same_shape
 from .registry import F, T, torch_op
 
@@ -300,16 +301,10 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx=-1, 
 
 # ---------------------------------------------------------------- attention
 
-def _flash_ok(q, k, v, mask, gqa):
-    return (q.device.type == "cpu" and q.ndim == 4 and k.ndim == 4 and v.ndim == 4 and not gqa
-            and q.dtype in (torch.float32, torch.float64, torch.bfloat16, torch.float16)
-            and k.shape[1] == q.shape[1] and v.shape[-1] == q.shape[-1] and (mask is None or mask.dtype == q.dtype))
-
-
 def _sdpa_backward_impl(args, kwargs):
     g, q, k, v, mask, scale = args
     causal, gqa = kwargs.get("is_causal", False), kwargs.get("enable_gqa", False)
-    if _flash_ok(q, k, v, mask, gqa):
+    if attention_kernels.kernel(q, k, v, mask, gqa) == "cpu":
         # eager runs this kernel forward on CPU; recomputing gives its logsumexp (and the same out)
         out, lse = aten._scaled_dot_product_flash_attention_for_cpu(q, k, v, 0.0, causal, attn_mask=mask, scale=scale)
         return tuple(aten._scaled_dot_product_flash_attention_for_cpu_backward(
@@ -364,8 +359,7 @@ def sdpa_backward(grad_output, query, key, value, attn_mask=None, scale=None, *,
 
 def _sdpa_forward_impl(args, kwargs):
     q, k, v, mask, scale = (list(args) + [None, None])[:5]
-    return aten._scaled_dot_product_flash_attention_for_cpu(q, k, v, 0.0, kwargs.get("is_causal", False),
-                                                             attn_mask=mask, scale=scale)
+    return attention_kernels.forward(q, k, v, mask, scale, kwargs.get("is_causal", False))
 
 
 def _sdpa_forward_meta(query, key, value, attn_mask=None, scale=None, *, is_causal=False):
@@ -379,7 +373,8 @@ def _sdpa_forward_meta(query, key, value, attn_mask=None, scale=None, *, is_caus
           meta=_sdpa_forward_meta, tags=(MATMUL,))
 def sdpa_forward(query, key, value, attn_mask=None, scale=None, *, is_causal=False):
     """``F.scaled_dot_product_attention`` (no dropout, 4-d, same head count) that also returns the
-    rows' logsumexp: what training records instead, so the backward need not recompute it."""
+    rows' logsumexp: what training records instead, so the backward need not recompute it
+    (attention_kernels.py: which kernel, on the CPU or a GPU)."""
     out = F.scaled_dot_product_attention(query, key, value, attn_mask=attn_mask, is_causal=is_causal, scale=scale)
     s = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     scores = T.matmul(_wide(query), _wide(key).transpose(-2, -1)) * s
@@ -392,8 +387,7 @@ def sdpa_forward(query, key, value, attn_mask=None, scale=None, *, is_causal=Fal
 
 def _sdpa_backward_stats_impl(args, kwargs):
     g, q, k, v, out, lse, mask, scale = (list(args) + [None, None])[:8]
-    return tuple(aten._scaled_dot_product_flash_attention_for_cpu_backward(
-        g, q, k, v, out, lse, 0.0, kwargs.get("is_causal", False), attn_mask=mask, scale=scale))
+    return attention_kernels.backward(g, q, k, v, out, lse, mask, scale, kwargs.get("is_causal", False))
 
 
 @torch_op(name="sdpa_backward_stats", impl=_sdpa_backward_stats_impl, meta=_sdpa_backward_meta,
@@ -401,7 +395,7 @@ def _sdpa_backward_stats_impl(args, kwargs):
 def sdpa_backward_stats(grad_output, query, key, value, output, logsumexp, attn_mask=None, scale=None, *,
                         is_causal=False):
     """(query, key, value) gradients of :func:`sdpa_forward` from its saved output and logsumexp
-    (the CPU flash-attention backward kernel; the decomposition recomputes the weights)."""
+    (the backward of the kernel that ran the forward; the decomposition recomputes the weights)."""
     return sdpa_backward(grad_output, query, key, value, attn_mask, scale, is_causal=is_causal)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from ..ops import ltorch_backward as B
+from ..ops import attention_kernels, ltorch_backward as B
 from ..ops.ltorch_loss import _mode
 from ..ops.registry import F, T
 from .vjp import forward_for_grad, sum_to, torch_vjp_rule, vjp
@@ -154,12 +154,14 @@ def _(b, g):
 
 @forward_for_grad("ltorch.scaled_dot_product_attention")
 def _(b):
-    """Training records the attention with its logsumexp (when the CPU flash kernel takes it),
-    so the backward kernel gets it instead of running the forward again."""
+    """Training records the attention with its logsumexp (when a kernel that returns it takes
+    the call: ops/attention_kernels.py), so the backward kernel gets it instead of running the
+    forward again."""
     q, k, v, mask, p, scale = args_of(b, None, None, None, None, 0.0, None)
     boolean = is_tensor(mask) and mask.dtype == torch.bool
     if not _no_dropout(b) or b.kwargs.get("enable_gqa") or is_tensor(scale) or (is_tensor(mask) and mask.requires_grad) \
-            or not B._flash_ok(q, k, v, None if boolean else mask, False):
+            or (is_tensor(mask) and q.device.type != "cpu") \
+            or attention_kernels.kernel(q, k, v, None if boolean else mask, False) is None:
         return None
     if boolean:
         # what eager's attention does with a boolean mask before choosing a kernel
