@@ -92,17 +92,32 @@ def test_attention_forward_graph_matches_the_trace(case):
 
 @pytest.mark.parametrize("case", ATTENTION_CASES, ids=IDS)
 def test_attention_backward_graphs_match_the_trace(case):
+    """Training without a mask, on the CUDA flash kernel's terms (ops/attention_kernels.py),
+    records the pair with saved statistics: cuDNN's forward graph returns them, its backward
+    graph takes them (no forward recomputed). Otherwise the backward symbol recomputes them."""
     dtype, causal, mask_ndim, (b_, h, s_q, s_kv, d, d_v), scale = case
     q, k, v, mask = _inputs(case, requires_grad=True)
     p = plan(_attention(causal, scale), q, k, v, mask, target=cheap_cudnn())
-    backward = {n: r for n, r in cudnn_regions(p).items() if r.bsyms[0].sym.id == "ltorch.sdpa_backward"}
-    ((name, region),) = backward.items()
-    (b,) = region.bsyms
-    g_out, tq, tk, tv = b.args[:4]
-    fwd, bwd = graphs_of(p, name)
-    assert (fwd["name"], bwd["name"]) == ("sdpa_forward_stats", "sdpa_backward")
+    saved = mask is None and d == d_v
+    ids = {r.bsyms[0].sym.id: n for n, r in cudnn_regions(p).items()}
+    if saved:
+        assert set(ids) == {"ltorch.sdpa_forward", "ltorch.sdpa_backward_stats"}, ids
+        (f,) = cudnn_regions(p)[ids["ltorch.sdpa_forward"]].bsyms
+        (b,) = cudnn_regions(p)[ids["ltorch.sdpa_backward_stats"]].bsyms
+        g_out, tq, tk, tv, saved_out, lse = b.args[:6]
+        assert list(lse.shape) == [b_, h, s_q] and list(f.flat_outs[1].shape) == [b_, h, s_q]
+        (fwd,), (bwd,) = graphs_of(p, ids["ltorch.sdpa_forward"]), graphs_of(p, ids["ltorch.sdpa_backward_stats"])
+        assert (fwd["name"], bwd["name"]) == ("sdpa_forward_stats", "sdpa_backward")
+        _check_tensor(fwd, "o", f.flat_outs[0], dtype)
+    else:
+        assert set(ids) == {"ltorch.scaled_dot_product_attention", "ltorch.sdpa_backward"}, ids
+        (b,) = cudnn_regions(p)[ids["ltorch.sdpa_backward"]].bsyms
+        g_out, tq, tk, tv = b.args[:4]
+        fwd, bwd = graphs_of(p, ids["ltorch.sdpa_backward"])
+        assert (fwd["name"], bwd["name"]) == ("sdpa_forward_stats", "sdpa_backward")
+        _check_tensor(fwd, "o", g_out, dtype)
     stats = (b_, h, s_q, 1)
-    for role, proxy in (("q", tq), ("k", tk), ("v", tv), ("o", g_out)):
+    for role, proxy in (("q", tq), ("k", tk), ("v", tv)):
         _check_tensor(fwd, role, proxy, dtype)
     _check_tensor(fwd, "stats", stats, torch.float32)
     for role, proxy in (("q", tq), ("k", tk), ("v", tv), ("o", g_out), ("dO", g_out)):
@@ -249,7 +264,8 @@ def test_graphs_are_built_for_the_target_architecture(target, sm):
 
     p = plan(f, q, k, v, x, w, bias, target=cheap_cudnn(target))
     ids = sorted(r.bsyms[0].sym.id for r in cudnn_regions(p).values())
-    assert ids == sorted(f"ltorch.{s}" for s in ("scaled_dot_product_attention", "sdpa_backward", "layer_norm",
+    # (training's attention: the pair with saved statistics, ops/attention_kernels.py)
+    assert ids == sorted(f"ltorch.{s}" for s in ("sdpa_forward", "sdpa_backward_stats", "layer_norm",
                                                   "layer_norm_backward", "rms_norm", "rms_norm_backward")), ids
     for name in cudnn_regions(p):
         for g, artifact in zip(graphs_of(p, name), p.artifacts[name]):

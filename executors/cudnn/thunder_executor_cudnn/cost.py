@@ -40,7 +40,8 @@ RELATIVE_SPEED = {
     "h100": {"forward": ((64, 1.22), (128, 1.64), (256, 1.74)),
              "backward": ((64, 1.46), (128, 1.57), (256, 1.56))},
 }
-#: graphs per claim: attention backward and normalization backward run two (statistics recomputed)
+#: graphs per claim: attention backward and normalization backward run two (statistics
+#: recomputed), except training's attention backward, which takes the saved statistics
 GRAPHS = {False: 1, True: 2}
 
 
@@ -61,7 +62,7 @@ def claim_us(bsym, spec, region, ctx) -> float:
     """The estimated time of ``bsym`` run by cuDNN on ``ctx.profile`` (µs), overheads included."""
     model, profile = ctx.model, ctx.profile
     moved = sum(nbytes(p) for p in (*region.inputs, *region.outputs))
-    graphs = GRAPHS[spec.backward]
+    graphs = 1 if isinstance(spec, Attention) and spec.saved else GRAPHS[spec.backward]
     if isinstance(spec, Attention):
         flop_us = model.flops(bsym) / (profile.flops_per_us(spec.dtype, True)
                                        * relative_speed(profile.name, spec.backward, max(spec.d, spec.d_v)))
@@ -69,7 +70,7 @@ def claim_us(bsym, spec, region, ctx) -> float:
             o = math.prod(spec.o) * spec.dtype.itemsize
             stats = math.prod(spec.stats) * 4
             qkv = sum(math.prod(s) for s in (spec.q, spec.k, spec.v, spec.mask or ())) * spec.dtype.itemsize
-            moved += 2 * (o + stats) + qkv
+            moved += 0 if spec.saved else 2 * (o + stats) + qkv  # (the saved ones are the region's inputs)
     else:
         flop_us = 0.0
         if spec.backward:  # the input read again, the statistics written and read
@@ -81,7 +82,8 @@ def describe(spec) -> str:
     """A few words for tc.explain."""
     dt = str(spec.dtype).removeprefix("torch.")
     if isinstance(spec, Attention):
-        what = "attention backward (forward recomputed)" if spec.backward else "attention"
+        what = ("attention backward" + ("" if spec.saved else " (forward recomputed)") if spec.backward else
+                "attention" + (" with its statistics" if spec.saved else ""))
         mask = f", additive mask {list(spec.mask)}" if spec.mask else ""
         return (f"cuDNN {what} {dt} b={spec.b} h={spec.h} s_q={spec.s_q} s_kv={spec.s_kv} d={spec.d}"
                 f"{' causal' if spec.causal else ''}{mask}")

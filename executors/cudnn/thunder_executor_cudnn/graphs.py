@@ -3,9 +3,11 @@
 A claimed symbol becomes one or two graphs (:class:`Step`), run in order:
 
 * attention forward: ``sdpa`` (q, k, v[, bias]) -> o, without statistics;
-* attention backward (``ltorch.sdpa_backward``, which on CUDA gets no saved statistics from
-  the forward): ``sdpa`` with ``generate_stats`` (q, k, v[, bias]) -> o, stats, then
+* attention backward (``ltorch.sdpa_backward``, which gets no saved statistics from the
+  forward): ``sdpa`` with ``generate_stats`` (q, k, v[, bias]) -> o, stats, then
   ``sdpa_backward`` (q, k, v, o, dO, stats[, bias]) -> dQ, dK, dV;
+* training's pair (``ltorch.sdpa_forward`` / ``ltorch.sdpa_backward_stats``, the statistics
+  saved between them): the first graph alone, then the second alone;
 * layer_norm / rms_norm forward: ``layernorm`` / ``rmsnorm`` in the INFERENCE phase
   (x, scale[, bias]) -> y, eps baked in as a pass-by-value scalar;
 * their backward (the statistics are recomputed, as the core's symbols do):
@@ -184,7 +186,9 @@ def _steps(spec, target: tuple, strides: tuple) -> tuple:
     strides = dict(strides)
     if isinstance(spec, Attention):
         if not spec.backward:
-            return (_sdpa_forward(spec, target, strides, stats=False),)
+            return (_sdpa_forward(spec, target, strides, stats=spec.saved),)
+        if spec.saved:
+            return (_sdpa_backward(spec, target, strides),)
         return (_sdpa_forward(spec, target, strides, stats=True), _sdpa_backward(spec, target, strides))
     if not spec.backward:
         return (_norm_forward(spec, target, training=False),)

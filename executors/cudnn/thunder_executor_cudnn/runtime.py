@@ -55,8 +55,9 @@ def _head_dim_unit(t: torch.Tensor) -> torch.Tensor:
     return t if t.stride(-1) == 1 else t.contiguous()
 
 
-def run_attention(spec: Attention, q, k, v, mask=None, grad=None):
-    """(output,) of the forward, or (dq, dk, dv) of the backward."""
+def run_attention(spec: Attention, q, k, v, mask=None, grad=None, out=None, lse=None):
+    """(output,) of the forward, (output, logsumexp) of training's forward (``spec.saved``), or
+    (dq, dk, dv) of the backward (``out`` and ``lse``: what training's forward saved)."""
     device = q.device
     q, k, v = map(_head_dim_unit, (q, k, v))
     bound = {"q": q, "k": k, "v": v}
@@ -64,14 +65,23 @@ def run_attention(spec: Attention, q, k, v, mask=None, grad=None):
         bound["bias"] = _head_dim_unit(mask.reshape(spec.mask))
     if grad is not None:
         bound["dO"] = _head_dim_unit(grad)
+    if out is not None:  # (b, h, s_q) logsumexp -> cuDNN's (b, h, s_q, 1) stats
+        bound["o"], bound["stats"] = _head_dim_unit(out), lse.contiguous().reshape(spec.stats)
     strides = {role: tuple(t.stride()) for role, t in bound.items()}
     graphs = steps(spec, sm_of_device(device), strides)
+    if spec.saved and spec.backward:
+        bound.update(dQ=_empty(spec.q, spec.dtype, device), dK=_empty(spec.k, spec.dtype, device),
+                     dV=_empty(spec.v, spec.dtype, device))
+        _run(graphs[0], bound, device)
+        return bound["dQ"], bound["dK"], bound["dV"]
     bound["o"] = _empty(spec.o, spec.dtype, device)
-    if not spec.backward:
+    if not spec.backward and not spec.saved:
         _run(graphs[0], bound, device)
         return (bound["o"],)
     bound["stats"] = _empty(spec.stats, torch.float32, device)
     _run(graphs[0], bound, device)
+    if not spec.backward:
+        return bound["o"], bound["stats"].reshape(spec.stats[:3])
     bound.update(dQ=_empty(spec.q, spec.dtype, device), dK=_empty(spec.k, spec.dtype, device),
                  dV=_empty(spec.v, spec.dtype, device))
     _run(graphs[1], bound, device)
@@ -140,7 +150,11 @@ def _lowered(region):
         p = args[i] if i < len(args) else None
         return values[positions[id(p)]] if p is not None and id(p) in positions else None
 
-    if isinstance(spec, Attention):
+    if isinstance(spec, Attention) and spec.saved and spec.backward:
+        def call(values):  # (g, q, k, v, out, lse, mask, scale)
+            return run_attention(spec, arg(values, 1), arg(values, 2), arg(values, 3), arg(values, 6), arg(values, 0),
+                                 arg(values, 4), arg(values, 5))
+    elif isinstance(spec, Attention):
         def call(values):  # forward args (q, k, v, mask, ...); backward (g, q, k, v, mask, ...)
             o = 1 if spec.backward else 0
             return run_attention(spec, arg(values, o), arg(values, o + 1), arg(values, o + 2), arg(values, o + 3),

@@ -22,7 +22,10 @@ from thunder_core.extend import NumberProxy, RegionNumbers, TensorProxy
 
 from .library import IO_DTYPES, NORM_DTYPES
 
-ATTENTION_IDS = ("ltorch.scaled_dot_product_attention", "ltorch.sdpa_backward")
+ATTENTION_IDS = ("ltorch.scaled_dot_product_attention", "ltorch.sdpa_backward",
+                 "ltorch.sdpa_forward", "ltorch.sdpa_backward_stats")
+#: the attention symbols of training, whose forward returns the statistics the backward takes
+SAVED_IDS = ("ltorch.sdpa_forward", "ltorch.sdpa_backward_stats")
 NORM_IDS = ("ltorch.layer_norm", "ltorch.rms_norm", "ltorch.layer_norm_backward", "ltorch.rms_norm_backward")
 CLAIMED_IDS = ATTENTION_IDS + NORM_IDS
 
@@ -33,7 +36,9 @@ class Attention:
 
     Tensors are 4-D: q (b, h, s_q, d), k (b, h, s_kv, d), v (b, h, s_kv, d_v), output and
     its gradient (b, h, s_q, d_v); ``mask``, when given, is the 4-D shape of the additive
-    mask (leading 1s added; each of its first two dims 1 or b/h)."""
+    mask (leading 1s added; each of its first two dims 1 or b/h). ``saved``: training's pair
+    (``sdpa_forward`` also returns the rows' logsumexp, (b, h, s_q) float32, which
+    ``sdpa_backward_stats`` takes back with the output, so it runs no forward)."""
 
     backward: bool
     b: int
@@ -46,6 +51,7 @@ class Attention:
     causal: bool
     scale: float
     mask: tuple | None = None
+    saved: bool = False
 
     @property
     def q(self):
@@ -113,10 +119,17 @@ def _constant(x, what) -> tuple[object, str | None]:
 
 def attention_spec(bsym) -> Attention | str:
     """The :class:`Attention` ``bsym`` asks for, or why cuDNN cannot run it."""
-    backward = bsym.sym.id == "ltorch.sdpa_backward"
-    if backward:
+    sid = bsym.sym.id
+    backward, saved = sid in ("ltorch.sdpa_backward", "ltorch.sdpa_backward_stats"), sid in SAVED_IDS
+    if sid == "ltorch.sdpa_backward_stats":
+        g, q, k, v, _out, _lse, mask, scale = _padded(bsym, None, None, None, None, None, None, None, None)
+        dropout = 0.0
+    elif backward:
         g, q, k, v, mask, scale = _padded(bsym, None, None, None, None, None, None)
         dropout = 0.0
+    elif saved:
+        q, k, v, mask, scale = _padded(bsym, None, None, None, None, None)
+        dropout, g = 0.0, None
     else:
         q, k, v, mask, dropout, scale = _padded(bsym, None, None, None, None, 0.0, None)
         g = None
@@ -155,7 +168,7 @@ def attention_spec(bsym) -> Attention | str:
         if isinstance(mask_shape, str):
             return mask_shape
     scale = 1.0 / math.sqrt(d) if scale is None else float(scale)
-    return Attention(backward, b, h, s_q, s_kv, d, d_v, q.dtype, causal, scale, mask_shape)
+    return Attention(backward, b, h, s_q, s_kv, d, d_v, q.dtype, causal, scale, mask_shape, saved)
 
 
 def _mask_shape(mask, dtype, b, h, s_q, s_kv) -> tuple | str:
