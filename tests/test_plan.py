@@ -120,7 +120,7 @@ def test_costs_follow_the_target_profile():
     cpu = tc.plan(lambda a, b: a @ b, torch.randn(4096, 4096), torch.randn(4096, 4096), target="cpu",
                   executors=["torch"])._explanation.total_us
     flops = 2 * 4096 ** 3
-    assert t32 == pytest.approx(flops / 67e6 + 3.0 + 5.0, rel=1e-3)   # 67 TFLOP/s fp32, launch, dispatch
+    assert t32 == pytest.approx(flops / 67e6 + 3.0 + 8.0, rel=1e-3)   # 67 TFLOP/s fp32, launch, dispatch
     assert t16 < t32 / 10 and cpu > 100 * t32
 
 

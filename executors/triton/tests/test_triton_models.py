@@ -8,7 +8,7 @@ from torch._subclasses.fake_tensor import FakeTensorMode
 import thunder_core as tc
 from thunder_core.examples.models import CNN, MLP, GPTBlock, LlamaBlock
 from thunder_executor_triton.plugin import TRITON
-from triton_helpers import TRITON_HERE, triton_regions
+from triton_helpers import TRITON_HERE, codegen_target, triton_regions
 
 CASES = {
     "MLP": (MLP, (8, 32)),
@@ -45,7 +45,7 @@ def test_model_plans_for_h100_with_a_cubin_per_triton_region(name):
     model = make().to(dtype)
     with FakeTensorMode():
         x = torch.randn(shape, device="cuda", dtype=dtype)
-    p = tc.plan(model, x, target="h100", executors=[TRITON, "torch"])
+    p = tc.plan(model, x, target=codegen_target("h100"), executors=[TRITON, "torch"])
     names = [n for n, (ex, _) in p.regions.items() if ex == "triton"]
     assert names
     for n in names:

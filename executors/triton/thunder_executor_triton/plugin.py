@@ -13,8 +13,11 @@ THUNDER_CORE_API = API_VERSION
 
 #: declared per-call overhead of one region (µs). cpu: Triton's interpreter runs a launch as
 #: NumPy code, 10-200 ms per launch measured here (a correctness tool, never chosen for speed);
-#: cuda: Triton's Python launcher, a few µs per launch (typical figure, NOT measured here: no GPU).
-DISPATCH_US = {"cpu": 50_000.0, "cuda": 4.0}
+#: cuda: measured on an H100 (Triton 3.6, torch 2.11; `python -m thunder_core calibrate --device
+#: cuda`, 2026-11-27): a tiny region's call takes ~37 µs of host time, of which the profile's
+#: kernel launch (3 µs) is counted apart: the generated launcher's output allocations and Triton's
+#: JIT dispatch (a bare `kernel[grid](...)` took 27 µs there).
+DISPATCH_US = {"cpu": 50_000.0, "cuda": 34.0}
 
 
 def _triton_missing() -> str | None:
