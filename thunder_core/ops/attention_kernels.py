@@ -14,9 +14,9 @@ forward's saved logsumexp instead of running the attention forward again.
   kernels' (so the trace's shapes never depend on the kernel, symbolic sizes included), and
   :func:`backward` gives the kernel the padded buffer back (no copy when it is that view).
 
-Anything else (GQA, a mask on CUDA, symbolic sizes the kernel needs, a kernel the user turned
-off with ``torch.backends.cuda.enable_flash_sdp(False)``) records the plain attention, whose
-backward recomputes the forward. The choice is made while tracing, from the inputs' device,
+Anything else (GQA, a mask on CUDA: eager preprocesses masks before these kernels, a kernel the
+user turned off with ``torch.backends.cuda.enable_flash_sdp(False)``) records the plain
+attention, whose backward recomputes the forward. The choice is made while tracing, from the inputs' device,
 dtype and shapes, which the cache's guards fix.
 """
 

@@ -66,9 +66,8 @@ class Claims:
 def select(patterns: str | None, target: str = "cpu"):
     """The candidate OpDefs (torch-level symbols) matching the comma-separated fnmatch
     ``patterns`` (on the id ``ltorch.add`` or the short name ``add``); all when None. In-place
-    symbols and those that communicate are left out; random ones too, except for a GPU
+    symbols and those that communicate are left out; random ones too, except for a GPU profile
     ``target``, where only claims and plans are checked (attention has a dropout argument)."""
-    from thunder_core.extend import profile
     from thunder_core.ir.traits import traits
     from thunder_core.ops.registry import OPDEFS
 
