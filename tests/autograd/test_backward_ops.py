@@ -239,3 +239,26 @@ def test_the_cuda_kernels_rng_placeholders_are_not_cached_while_a_compiler_trace
         grads = attention_kernels.backward(out, q, q, q, out, lse, None, None, True)
     assert [tuple(g.shape) for g in grads] == [(2, 4, 64, 64)] * 3 and tuple(lse.shape) == (2, 4, 64)
     assert attention_kernels._cached_rng.cache_info().currsize == 0
+
+
+def test_a_backend_switch_turned_after_tracing_does_not_change_the_traced_kernel(monkeypatch):
+    """The switches (torch.backends.cuda.enable_flash_sdp) pick the kernel while tracing; running
+    what was traced uses that kernel even if a switch was turned since (it would otherwise fall
+    to the CPU kernel with CUDA tensors)."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    from thunder_core.ops import attention_kernels
+
+    class NoCpuKernel:  # the CPU kernel must not be reached with CUDA tensors
+        def __getattr__(self, name):
+            assert "for_cpu" not in name, name
+            return getattr(torch.ops.aten, name)
+
+    monkeypatch.setattr(attention_kernels, "aten", NoCpuKernel())
+    with FakeTensorMode():
+        q = torch.randn(2, 4, 64, 64, device="cuda", dtype=torch.bfloat16)
+        assert attention_kernels.kernel(q, q, q, None, False) == "flash"
+        monkeypatch.setattr(torch.backends.cuda, "flash_sdp_enabled", lambda: False)
+        assert attention_kernels.kernel(q, q, q, None, False) is None  # a new trace records the plain op
+        out, lse = attention_kernels.forward(q, q, q, None, None, True)  # a traced one still runs flash
+    assert tuple(lse.shape) == (2, 4, 64) and lse.device.type == "cuda"

@@ -16,8 +16,10 @@ forward's saved logsumexp instead of running the attention forward again.
 
 Anything else (GQA, a mask on CUDA: eager preprocesses masks before these kernels, a kernel the
 user turned off with ``torch.backends.cuda.enable_flash_sdp(False)``) records the plain
-attention, whose backward recomputes the forward. The choice is made while tracing, from the inputs' device,
-dtype and shapes, which the cache's guards fix.
+attention, whose backward recomputes the forward. The choice is made while tracing, from the
+inputs' device, dtype and shapes, which the cache's guards fix, and from the backend switches as
+they are then (not guarded: a switch turned later does not retrace). At run time the kernel is
+the one the trace chose, whatever the switches say by then.
 """
 
 from __future__ import annotations
@@ -29,9 +31,10 @@ import torch
 aten = torch.ops.aten
 
 
-def kernel(q, k, v, mask, gqa) -> str | None:
+def kernel(q, k, v, mask, gqa, switches=True) -> str | None:
     """``"cpu"``, ``"flash"``, ``"efficient"`` or None for an attention call without dropout
-    (tensors or proxies; see the module docstring)."""
+    (tensors or proxies; see the module docstring). ``switches``: consult
+    ``torch.backends.cuda``'s kernel switches (while tracing; not when running what was traced)."""
     if q.ndim != 4 or k.ndim != 4 or v.ndim != 4 or gqa or k.shape[1] != q.shape[1] or v.shape[-1] != q.shape[-1]:
         return None
     if q.device.type == "cpu":
@@ -42,9 +45,10 @@ def kernel(q, k, v, mask, gqa) -> str | None:
     if q.device.type != "cuda" or mask is not None or not isinstance(d, int) or not _gpu_ok(q.device):
         return None
     if q.dtype in (torch.float16, torch.bfloat16) and d % 8 == 0 and d <= 256 and \
-            torch.backends.cuda.flash_sdp_enabled():
+            (not switches or torch.backends.cuda.flash_sdp_enabled()):
         return "flash"
-    if q.dtype == torch.float32 and d % 4 == 0 and d <= 128 and torch.backends.cuda.mem_efficient_sdp_enabled():
+    if q.dtype == torch.float32 and d % 4 == 0 and d <= 128 and \
+            (not switches or torch.backends.cuda.mem_efficient_sdp_enabled()):
         return "efficient"
     return None
 
@@ -60,7 +64,7 @@ def _gpu_ok(device) -> bool:
 
 def forward(q, k, v, mask, scale, causal):
     """(attention, logsumexp) by the kernel :func:`kernel` picks for these tensors."""
-    which = kernel(q, k, v, mask, False)
+    which = kernel(q, k, v, mask, False, switches=False)
     if which == "flash":
         out, lse, *_ = aten._scaled_dot_product_flash_attention(q, k, v, 0.0, causal, False, scale=scale)
         return out, lse
@@ -72,7 +76,7 @@ def forward(q, k, v, mask, scale, causal):
 
 def backward(g, q, k, v, out, lse, mask, scale, causal):
     """(query, key, value) gradients from the saved attention and logsumexp (same kernel)."""
-    which = kernel(q, k, v, mask, False)
+    which = kernel(q, k, v, mask, False, switches=False)
     if which in ("flash", "efficient"):
         seed, offset = _no_dropout_rng(which, q)
     if which == "flash":
