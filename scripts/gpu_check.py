@@ -43,14 +43,6 @@ TOL = (1e-4, 1e-3)
 
 # ---------------------------------------------------------------- workloads: name -> builder(device) -> (fn, args, kwargs, params, dtype, loss)
 
-def norm_chain(x, w, b):
-    y = x * 0.5 + 1.0
-    y = F.gelu(y) * torch.sigmoid(x)
-    y = y - y.mean(-1, keepdim=True)
-    y = y * torch.rsqrt(y.pow(2).mean(-1, keepdim=True) + 1e-5)
-    return torch.tanh(y * w + b)
-
-
 def norms(x, w, b):
     a = F.layer_norm(x, x.shape[-1:], w, b)
     r = F.rms_norm(x, x.shape[-1:], w, 1e-6)
@@ -124,6 +116,7 @@ def _weights(t):
 
 
 def workloads():
+    from benchmarks.workloads import norm_chain  # (the side-by-side suite's elementwise workload)
     from thunder_core.examples.models import GPT, MLP, GPTBlock
 
     f32, bf16 = torch.float32, torch.bfloat16

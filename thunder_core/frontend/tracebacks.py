@@ -19,7 +19,6 @@ import os
 import types
 
 
-
 def path_forms(path: str) -> tuple[str, ...]:
     """The spellings a code object's ``co_filename`` under ``path`` may start with: ``path`` as
     given (a module's ``__file__`` keeps its sys.path entry's spelling, ``/repo/scripts/../pkg``

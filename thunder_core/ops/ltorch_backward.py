@@ -306,9 +306,8 @@ def _sdpa_backward_impl(args, kwargs):
     causal, gqa = kwargs.get("is_causal", False), kwargs.get("enable_gqa", False)
     if attention_kernels.kernel(q, k, v, mask, gqa) == "cpu":
         # eager runs this kernel forward on CPU; recomputing gives its logsumexp (and the same out)
-        out, lse = aten._scaled_dot_product_flash_attention_for_cpu(q, k, v, 0.0, causal, attn_mask=mask, scale=scale)
-        return tuple(aten._scaled_dot_product_flash_attention_for_cpu_backward(
-            g, q, k, v, out, lse, 0.0, causal, attn_mask=mask, scale=scale))
+        out, lse = attention_kernels.forward(q, k, v, mask, scale, causal)
+        return attention_kernels.backward(g, q, k, v, out, lse, mask, scale, causal)
     leaves = [t.detach().requires_grad_(True) for t in (q, k, v)]
     with torch.enable_grad():
         out = _F.scaled_dot_product_attention(*leaves, attn_mask=mask, is_causal=causal, scale=scale,
