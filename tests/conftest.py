@@ -10,11 +10,26 @@ os.environ.setdefault("THUNDER_CORE_VERIFY", "1")
 # tc.jit's default executors in tests: torch only (inductor compiles take seconds; its own
 # tests name it explicitly)
 os.environ.setdefault("THUNDER_CORE_EXECUTORS", "torch")
+# The suite's tensors are tiny: priced at its real fixed cost, the split into a forward and a
+# backward trace would lose to PyTorch's autograd op by op on almost every test needing
+# gradients (execution/autograd_choice.py), and the VJP rules, the split and its runtime, which
+# every model of real size runs, would go untested. Here the split costs nothing extra, so traces
+# split; tests/execution/test_autograd_choice.py tests the choice at the real price, and the
+# docs' examples (tests/test_docs.py) run as users get them.
+os.environ.setdefault("THUNDER_CORE_SPLIT_US", "0")
 
 if importlib.util.find_spec("torch") is not None:
     import thunder_core.api
 
     thunder_core.api.VERIFY_TRACES = True
+
+
+@pytest.fixture
+def real_split_price(monkeypatch):
+    """The split priced as users get it (THUNDER_CORE_SPLIT_US above)."""
+    from thunder_core.execution import autograd_choice
+
+    monkeypatch.setattr(autograd_choice, "SPLIT_US", autograd_choice.DEFAULT_SPLIT_US)
 
 
 @pytest.fixture(autouse=True)

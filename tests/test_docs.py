@@ -12,7 +12,7 @@ DOCS = sorted(p for p in (pathlib.Path(__file__).parent.parent / "docs").glob("*
 
 
 @pytest.mark.parametrize("path", DOCS, ids=[p.name for p in DOCS])
-def test_python_blocks_run(path):
+def test_python_blocks_run(path, real_split_price):
     blocks = re.findall(r"```python\n(.*?)```", path.read_text(), flags=re.S)
     ns = {"__name__": f"docs_{path.stem.replace('-', '_')}"}
     for block in blocks:

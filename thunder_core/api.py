@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import torch
 
 from .capture import Capture, capture
+from .execution import autograd_choice
 from .execution.cost import CostModel
 from .execution.partition import partition
 from .execution.profiles import profile_for_device
@@ -281,23 +282,39 @@ def lower(trace, executors, model, *, compile: bool = True, wait_for_compile: bo
     in the background (execution/tiered.py)."""
     from .transforms import autograd
 
-    reason = None
+    reason = s = None
     if torch.is_grad_enabled() and autograd.needs_grad(trace):
         try:
             s = autograd.split(trace, fusing=any(ex.fuses for ex in executors))
         except autograd.NotSplittable as e:
             reason = str(e)
         else:
+            reason = _op_by_op_reason(trace, s, executors, model)
+        if reason is None:
             names = itertools.count()
             fwd = partition(s.forward, executors, model, lower=compile, names=names, wait_for_compile=wait_for_compile)
             bwd = partition(s.backward, executors, model, lower=compile, names=names, wait_for_compile=wait_for_compile)
             fwd.trace.name, bwd.trace.name = "forward", "backward"
             return Lowered(_Explained(fwd.explanation, bwd.explanation, None), {**fwd.owner, **bwd.owner},
                            split=s, forward=fwd, backward=bwd, partitions=(fwd, bwd))
+    if reason is not None and s is not None:  # op by op under PyTorch's autograd: executors it can differentiate
+        executors = autograd_choice.differentiable(executors)
     p = partition(trace, executors, model, lower=compile, wait_for_compile=wait_for_compile)
     p.trace.name = "computation"
     explanation = p.explanation if reason is None else _Explained(p.explanation, None, reason)
     return Lowered(explanation, p.owner, p.trace, p.callable() if compile else None, partitions=(p,))
+
+
+def _op_by_op_reason(trace, s, executors, model) -> str | None:
+    """Why ``trace`` runs op by op under PyTorch's autograd rather than split into ``s``'s
+    forward and backward, or None (execution/autograd_choice.py). The split is priced by
+    planning its partitions (nothing lowered): only small traces get this far."""
+    estimate = autograd_choice.op_by_op_us(trace, s.backward, executors, model)
+    if estimate is None:
+        return None
+    split = autograd_choice.SPLIT_US + sum(partition(t, executors, model, lower=False).explanation.total_us
+                                           for t in (s.forward, s.backward))
+    return autograd_choice.why(estimate, split) if estimate < split else None
 
 
 def _target_of(trace):

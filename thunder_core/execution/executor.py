@@ -75,6 +75,12 @@ class Executor:
         ``region.example_inputs`` inside ``lower``. ``tc.jit(..., wait_for_compile=True)``
         compiles on the region's first call instead and runs it compiled, as it does when no
         fallback executor is among the executors. Default False.
+    :param differentiable: True when each implementation, called with grad mode on, is
+        recorded by PyTorch's autograd like the PyTorch op it implements (its implementations
+        are PyTorch ops). A small trace that needs gradients may then run op by op under
+        PyTorch's autograd instead of as a forward and a backward trace, when that is estimated
+        to cost less (``execution/autograd_choice.py``); only differentiable executors run it.
+        Default False (a region compiled on its own, a library kernel called directly).
     """
 
     name: str
@@ -92,6 +98,7 @@ class Executor:
     fallback: bool = False
     artifacts: Callable | None = None
     compiles: bool = False
+    differentiable: bool = False
 
     def overhead_us(self, target) -> float:
         """The declared per-call overhead on device profile ``target``."""

@@ -16,7 +16,8 @@ Rewritten only where nothing can observe the difference, all decided from declar
   ``"elementwise"`` op that is not ``"inplace"``, a ``"view"`` or ``"may-return-input"``
   (e.g. not ``to``, which may return its input), or a call this pass rewrote (whose buffer
   was such an op's, and dead);
-* every reader of ``t0`` is such an op as well (no view or region can have kept its memory)
+* every reader of ``t0`` is such an op as well (no view or region can have kept its memory),
+  none of them has an output that requires grad (PyTorch's autograd may have saved ``t0``),
   and this call is the last one; ``t0`` is not an output of the trace;
 * the result has ``t0``'s shape, dtype and device (no broadcast or promotion: those need a new
   buffer), and neither requires grad (PyTorch's autograd may have saved ``t0``);
@@ -58,6 +59,10 @@ def reuse_buffers(trace, last: dict, impls: dict, owner: dict, tables: dict) -> 
     bsyms = trace.bound_symbols
     # ids of tensors some reader may keep a view of (or alias)
     shared = {id(p) for b in bsyms if not _fresh_op(b) for p in b.flat_args}
+    # ... and those an op recorded by PyTorch's autograd may have saved (a trace run op by op
+    # under autograd: execution/autograd_choice.py), even when they do not require grad themselves
+    shared.update(id(p) for b in bsyms if any(getattr(o, "requires_grad", False) for o in b.flat_outs)
+                  for p in b.flat_args)
     own = set()  # ids of tensors in a buffer of their own
     n = 0
     for i, b in enumerate(bsyms):

@@ -8,6 +8,9 @@ import os
 
 os.environ.setdefault("THUNDER_CORE_VERIFY", "1")
 os.environ.setdefault("THUNDER_CORE_EXECUTORS", "torch")
+# tiny tensors: always split into forward and backward traces, so backward claims are what
+# runs (priced as users get it, small traces run op by op under PyTorch's autograd instead)
+os.environ.setdefault("THUNDER_CORE_SPLIT_US", "0")
 
 import pytest  # noqa: E402
 

@@ -18,4 +18,4 @@ def thunder_core_executors():
             # 3 µs launch: an 8-element torch.add took 10.5-10.8 µs on an H100 (torch 2.11,
             # 2026-11-27)
             Executor("torch", implementations, version=__version__, api_version=THUNDER_CORE_API,
-                     dispatch_us={"cpu": 1.0, "cuda": 8.0}, fallback=True)]
+                     dispatch_us={"cpu": 1.0, "cuda": 8.0}, fallback=True, differentiable=True)]

@@ -14,6 +14,9 @@ os.environ.setdefault("TRITON_HOME", tempfile.mkdtemp(prefix="thunder_triton_hom
 os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # Triton 3.9's default, without its warning
 os.environ.setdefault("THUNDER_CORE_VERIFY", "1")
 os.environ.setdefault("THUNDER_CORE_EXECUTORS", "torch")
+# tiny tensors: always split into forward and backward traces, so backward claims are what
+# runs (priced as users get it, small traces run op by op under PyTorch's autograd instead)
+os.environ.setdefault("THUNDER_CORE_SPLIT_US", "0")
 
 try:
     import numpy  # noqa: F401

@@ -1,0 +1,111 @@
+"""Split or not (execution/autograd_choice.py): a small trace that needs gradients runs op by op
+under PyTorch's autograd when the split's fixed cost would be most of its step; larger traces,
+higher-order ops and executors PyTorch cannot differentiate through keep the split. Gradients
+are compared with eager's in every case.
+
+The suite's conftest prices the split's fixed cost at 0 (so that the VJP rules are what its tiny
+tensors exercise); these tests put the real price back."""
+
+import pytest
+import torch
+
+import thunder_core as tc
+from thunder_core.execution import autograd_choice
+from thunder_core.extend import Executor
+
+pytest.importorskip("thunder_executor_torch")
+
+
+@pytest.fixture(autouse=True)
+def _as_users_get_it(real_split_price):
+    pass
+
+
+def _leaves(*shapes):
+    torch.manual_seed(0)
+    return [torch.randn(*s, requires_grad=True) for s in shapes]
+
+
+def _same_grads(f, jf, *shapes, rtol=0.0, atol=0.0):
+    xs, ys = _leaves(*shapes), _leaves(*shapes)
+    out, want = jf(*xs), f(*ys)
+    torch.testing.assert_close(out, want, rtol=rtol, atol=atol)
+    out.sum().backward()
+    want.sum().backward()
+    for x, y in zip(xs, ys):
+        torch.testing.assert_close(x.grad, y.grad, rtol=rtol, atol=atol)
+
+
+def tiny(a, b):
+    return a * b + a
+
+
+@pytest.mark.parametrize("executors", [["torch"], None])
+def test_a_small_trace_runs_op_by_op_under_pytorch_autograd(executors):
+    jf = tc.jit(tiny, executors=executors)
+    for _ in range(3):  # the compile, then hits
+        _same_grads(tiny, jf, (8, 8), (8, 8))
+    assert tc.last_backward_traces(jf) == []
+    text = tc.explain(jf)
+    assert "PyTorch's autograd" in text and "fixed cost" in text
+    assert tc.cache_misses(jf) == 1
+
+
+def test_the_split_wins_without_its_fixed_cost(monkeypatch):
+    monkeypatch.setattr(autograd_choice, "SPLIT_US", 0.0)
+    jf = tc.jit(tiny, executors=["torch"])
+    _same_grads(tiny, jf, (8, 8), (8, 8))
+    assert tc.last_backward_traces(jf)
+
+
+def test_a_trace_of_many_differentiable_ops_keeps_the_split():
+    def chain(x, w):
+        for _ in range(12):
+            x = (x * w).tanh() + x
+        return x
+
+    jf = tc.jit(chain, executors=["torch"])
+    _same_grads(chain, jf, (4, 4), (4, 4), rtol=1e-6, atol=1e-6)
+    assert tc.last_backward_traces(jf)
+
+
+def test_estimate_is_none_without_a_differentiable_executor():
+    from thunder_core.execution.cost import CostModel
+    from thunder_core.transforms import autograd
+
+    a, b = _leaves((8, 8), (8, 8))
+    jf = tc.jit(tiny, executors=["torch"])
+    jf(a, b)
+    trace = tc.last_traces(jf)[0]
+    s = autograd.split(trace)
+    torch_ex = next(ex for ex in tc.jit(tiny)._executors if ex.name == "torch")
+    opaque = Executor("opaque-torch", torch_ex.implementations)  # the same table, not declared differentiable
+    model = CostModel()
+    assert autograd_choice.op_by_op_us(trace, s.backward, [opaque], model) is None
+    estimate = autograd_choice.op_by_op_us(trace, s.backward, [torch_ex], model)
+    assert estimate is not None and estimate < autograd_choice.SPLIT_US
+
+
+def test_a_higher_order_op_keeps_the_split():
+    def f(a, b):
+        return torch.cond(a.sum() > 0, lambda a, b: a * b, lambda a, b: a + b, (a, b))
+
+    jf = tc.jit(f, executors=["torch"])
+    _same_grads(f, jf, (8, 8), (8, 8))
+    assert "higher_order.cond" in str(tc.last_traces(jf)[0])
+    assert tc.last_backward_traces(jf)
+
+
+def test_an_intermediate_autograd_saved_is_not_written_by_buffer_reuse():
+    # t does not require grad, but w * t saves it for w's gradient: writing t + 1 into t (buffer
+    # reuse) would make that gradient wrong (or autograd's version check fail)
+    def f(x, w):
+        t = x.detach() * 2
+        y = w * t
+        z = t + 1
+        return y * z
+
+    jf = tc.jit(f, executors=["torch"])
+    _same_grads(f, jf, (8, 8), (8, 8))
+    assert tc.last_backward_traces(jf) == []
+    assert "add_(" not in str(tc.last_traces(jf)[-1])
