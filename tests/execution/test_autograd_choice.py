@@ -109,3 +109,67 @@ def test_an_intermediate_autograd_saved_is_not_written_by_buffer_reuse():
     _same_grads(f, jf, (8, 8), (8, 8))
     assert tc.last_backward_traces(jf) == []
     assert "add_(" not in str(tc.last_traces(jf)[-1])
+
+
+@pytest.mark.parametrize("case", ["create_graph", "retain_graph twice", "one input needs grad", "view output",
+                                  "tuple with an integer output", "then under no_grad"])
+def test_op_by_op_behaves_as_eager(case):
+    def f(a, b):
+        return a * b + a
+
+    def views(a, b):
+        return (a * b).view(-1)
+
+    def pair(a, b):
+        return a * b, (a > 0).sum()
+
+    fn = {"view output": views, "tuple with an integer output": pair}.get(case, f)
+    jf = tc.jit(fn, executors=["torch"])
+    xs, ys = _leaves((4, 4), (4, 4)), _leaves((4, 4), (4, 4))
+    if case == "one input needs grad":
+        xs[1].requires_grad_(False)
+        ys[1].requires_grad_(False)
+    got, want = jf(*xs), fn(*ys)
+    assert tc.last_backward_traces(jf) == []
+    if case == "tuple with an integer output":
+        assert got[1].requires_grad is False and torch.equal(got[1], want[1])
+        got, want = got[0], want[0]
+    if case == "view output":
+        assert got._base is not None and want._base is not None
+    if case == "create_graph":
+        (g1,) = torch.autograd.grad(got.sum(), xs[0], create_graph=True)
+        (w1,) = torch.autograd.grad(want.sum(), ys[0], create_graph=True)
+        torch.testing.assert_close(torch.autograd.grad(g1.sum(), xs[1]), torch.autograd.grad(w1.sum(), ys[1]))
+        return
+    if case == "retain_graph twice":
+        got.sum().backward(retain_graph=True)
+        want.sum().backward(retain_graph=True)
+    got.sum().backward()
+    want.sum().backward()
+    for x, y in zip(xs, ys):
+        assert (x.grad is None) == (y.grad is None)
+        if x.grad is not None:
+            torch.testing.assert_close(x.grad, y.grad, rtol=0, atol=0)
+    if case == "then under no_grad":
+        with torch.no_grad():
+            out = jf(*xs)
+        assert not out.requires_grad and tc.cache_misses(jf) == 2
+        torch.testing.assert_close(out, fn(*ys).detach(), rtol=0, atol=0)
+
+
+def test_a_small_module_trains_op_by_op_like_eager():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.BatchNorm1d(8), torch.nn.ReLU())
+    ref = __import__("copy").deepcopy(model)
+    jm = tc.jit(model, executors=["torch"])
+    opts = [torch.optim.SGD(m.parameters(), lr=0.1) for m in (model, ref)]
+    for step in range(3):
+        x = torch.randn(16, 8)
+        for m, opt in ((jm, opts[0]), (ref, opts[1])):
+            opt.zero_grad()
+            m(x).pow(2).mean().backward()
+            opt.step()
+        assert tc.last_backward_traces(jm) == []
+        for (n, p), q in zip(model.state_dict().items(), ref.state_dict().values()):
+            torch.testing.assert_close(p, q, rtol=1e-6, atol=1e-6, msg=lambda m: f"step {step}, {n}: {m}")
+    assert tc.cache_misses(jm) == 1
