@@ -173,3 +173,23 @@ def test_a_small_module_trains_op_by_op_like_eager():
         for (n, p), q in zip(model.state_dict().items(), ref.state_dict().values()):
             torch.testing.assert_close(p, q, rtol=1e-6, atol=1e-6, msg=lambda m: f"step {step}, {n}: {m}")
     assert tc.cache_misses(jm) == 1
+
+
+def test_dropout_op_by_op_draws_what_eager_draws():
+    import torch.nn.functional as F
+
+    def f(x, w):
+        return F.dropout(x * w, 0.5, training=True) + x
+
+    jf = tc.jit(f, executors=["torch"])
+    for seed in range(3):
+        xs, ys = _leaves((8, 8), (8, 8)), _leaves((8, 8), (8, 8))
+        torch.manual_seed(seed)
+        got = jf(*xs)
+        torch.manual_seed(seed)
+        want = f(*ys)
+        assert torch.equal(got, want)
+        got.sum().backward()
+        want.sum().backward()
+        assert all(torch.equal(x.grad, y.grad) for x, y in zip(xs, ys))
+    assert tc.last_backward_traces(jf) == [] and tc.cache_misses(jf) == 1
