@@ -71,6 +71,11 @@ def thunder_core_executors() -> list:
       thread with ``region.example_inputs`` (the first call's tensors' metadata, zero-filled)
       while the region runs op by op with the fallback executor, and swaps the result in
       when it returns (tiered execution; ``tc.jit(..., wait_for_compile=True)`` waits).
+    * ``differentiable=True``: each implementation is a PyTorch op that PyTorch's autograd
+      records (the ``torch`` executor). A small trace needing gradients may run op by op under
+      PyTorch's autograd instead of split into forward and backward traces, when estimated
+      cheaper; only differentiable executors run it then. Leave it False for kernels called
+      directly (a Triton kernel, a cuDNN graph) or regions compiled on their own.
     * ``artifacts``: ``(region, profile) -> iterable of`` :class:`~thunder_core.extend.Artifact`
       produced ahead of time for ``tc.plan`` (PTX, cubin, source...), for the targets whose
       device type is in ``device_types``.
