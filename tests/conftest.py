@@ -29,7 +29,7 @@ def real_split_price(monkeypatch):
     """The split priced as users get it (THUNDER_CORE_SPLIT_US above)."""
     from thunder_core.execution import autograd_choice
 
-    monkeypatch.setattr(autograd_choice, "SPLIT_US", autograd_choice.DEFAULT_SPLIT_US)
+    monkeypatch.setattr(autograd_choice, "SPLIT_US", None)
 
 
 @pytest.fixture(autouse=True)

@@ -18,6 +18,9 @@ def test_calibrate_stores_measurements_the_cost_model_uses(tmp_path, monkeypatch
     assert model.profile.bandwidth_gbs == stored["bandwidth_gbs"]
     assert model.profile.matmul_gflops["float32"] == stored["flops_g"]
     assert model.profile.dispatch_us["torch"] == stored["dispatch_us"]["torch"]
+    # the split's fixed cost and PyTorch's per-op autograd cost (two training steps timed two ways)
+    assert stored["autograd_us"]["split"] > 0 and stored["autograd_us"]["grad_node"] > 0
+    assert model.profile.autograd_us == stored["autograd_us"]
     # GPU profiles are untouched by a CPU calibration
     assert CostModel("h100").profile == PROFILES["h100"]
 

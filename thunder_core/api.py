@@ -312,9 +312,10 @@ def _op_by_op_reason(trace, s, executors, model) -> str | None:
     estimate = autograd_choice.op_by_op_us(trace, s.backward, executors, model)
     if estimate is None:
         return None
-    split = autograd_choice.SPLIT_US + sum(partition(t, executors, model, lower=False).explanation.total_us
-                                           for t in (s.forward, s.backward))
-    return autograd_choice.why(estimate, split) if estimate < split else None
+    split_us = autograd_choice.prices(model)[0]
+    split = split_us + sum(partition(t, executors, model, lower=False).explanation.total_us
+                           for t in (s.forward, s.backward))
+    return autograd_choice.why(estimate, split, split_us) if estimate < split else None
 
 
 def _target_of(trace):

@@ -2,7 +2,9 @@
 
 Measures memory bandwidth (a large copy), the matmul FLOP rate, the fixed cost of a kernel
 launch, each available executor's per-op overhead and each region executor's per-region
-overhead (a tiny region lowered through the executor's own claim), and stores them in a
+overhead (a tiny region lowered through the executor's own claim), the two prices of the
+choice between splitting a trace for autograd and running it op by op under PyTorch's autograd
+(``execution/autograd_choice.py``), and stores them in a
 per-user cache file (``$XDG_CACHE_HOME/thunder_core/machine.json``, default ``~/.cache/...``)
 under the device's profile name (``"cpu"``; on a GPU its profile, e.g. ``"h100"``), which
 ``execution.profiles.profile`` applies over the built-in figures. A tool on top of the core
@@ -60,7 +62,49 @@ def measure(executors=None, device="cpu") -> dict:
             us = _region_overhead_us(ex, tiny, launch_s * 1e6)
             if us is not None:
                 out["dispatch_us"][ex.name] = us
+    differentiable = [ex for ex in executors if ex.differentiable]
+    if differentiable:
+        out["autograd_us"] = _autograd_prices_us(differentiable[0], device)
     return out
+
+
+def _autograd_prices_us(ex, device) -> dict:
+    """The two prices of ``execution/autograd_choice.py``, from training steps of chains of n
+    multiplications of 8x8 tensors, each run split and op by op under PyTorch's autograd: the
+    split costs ``split - n * grad_node`` µs more per step (n = 2 and 12)."""
+    from .api import jit
+    from .execution import autograd_choice
+
+    def chain(n):
+        def f(x, w):
+            for _ in range(n):
+                x = x * w
+            return x
+        return f
+
+    x = torch.randn(8, 8, device=device, requires_grad=True)
+    w = torch.randn(8, 8, device=device, requires_grad=True)
+    sync = torch.cuda.synchronize if torch.device(device).type == "cuda" else (lambda: None)
+    extra = {}
+    saved = autograd_choice.SPLIT_US
+    try:
+        for n in (2, 12):
+            per_step = {}
+            for how, price in (("split", 0.0), ("op by op", 1e9)):  # forced either way
+                autograd_choice.SPLIT_US = price
+                fn = jit(chain(n), executors=[ex])
+                fn(x, w).sum().backward()
+
+                def steps():
+                    for _ in range(50):
+                        x.grad = w.grad = None
+                        fn(x, w).sum().backward()
+                per_step[how] = _median_s(steps, sync=sync) / 50 * 1e6
+            extra[n] = per_step["split"] - per_step["op by op"]
+    finally:
+        autograd_choice.SPLIT_US = saved
+    node = max((extra[2] - extra[12]) / 10, 0.1)
+    return {"split": max(extra[2] + 2 * node, 0.0), "grad_node": node}
 
 
 def _executor_overhead_us(ex, tiny, launch_us) -> float:
@@ -111,5 +155,9 @@ def main(argv=()) -> int:
           f"kernel launch {result['launch_us']:.2f} us")
     for name, us in result["dispatch_us"].items():
         print(f"executor {name}: {us:.2f} us per op")
+    if "autograd_us" in result:
+        a = result["autograd_us"]
+        print(f"autograd: {a['split']:.1f} us per call split into forward and backward traces, "
+              f"{a['grad_node']:.2f} us per op run under PyTorch's autograd")
     print(f"saved to {path}")
     return 0

@@ -52,7 +52,7 @@ def test_a_small_trace_runs_op_by_op_under_pytorch_autograd(executors):
 
 
 def test_the_split_wins_without_its_fixed_cost(monkeypatch):
-    monkeypatch.setattr(autograd_choice, "SPLIT_US", 0.0)
+    monkeypatch.setattr(autograd_choice, "SPLIT_US", 0.0)  # (THUNDER_CORE_SPLIT_US=0)
     jf = tc.jit(tiny, executors=["torch"])
     _same_grads(tiny, jf, (8, 8), (8, 8))
     assert tc.last_backward_traces(jf)
@@ -83,7 +83,7 @@ def test_estimate_is_none_without_a_differentiable_executor():
     model = CostModel()
     assert autograd_choice.op_by_op_us(trace, s.backward, [opaque], model) is None
     estimate = autograd_choice.op_by_op_us(trace, s.backward, [torch_ex], model)
-    assert estimate is not None and estimate < autograd_choice.SPLIT_US
+    assert estimate is not None and estimate < autograd_choice.prices(model)[0]
 
 
 def test_a_higher_order_op_keeps_the_split():
@@ -193,3 +193,19 @@ def test_dropout_op_by_op_draws_what_eager_draws():
         want.sum().backward()
         assert all(torch.equal(x.grad, y.grad) for x, y in zip(xs, ys))
     assert tc.last_backward_traces(jf) == [] and tc.cache_misses(jf) == 1
+
+
+def test_calibrated_prices_decide(tmp_path, monkeypatch):
+    """The prices calibrate stores (DeviceProfile.autograd_us) are the ones the choice uses."""
+    import json
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    (tmp_path / "thunder_core").mkdir()
+    path = tmp_path / "thunder_core" / "machine.json"
+    for split, node, op_by_op in ((20.0, 1.3, True), (0.5, 1.3, False), (20.0, 25.0, False)):
+        path.write_text(json.dumps({"profiles": {"cpu": {"autograd_us": {"split": split, "grad_node": node}}}}))
+        jf = tc.jit(tiny, executors=["torch"])
+        _same_grads(tiny, jf, (8, 8), (8, 8))
+        assert (tc.last_backward_traces(jf) == []) == op_by_op, (split, node)
+        if op_by_op:
+            assert f"of which {split:.0f} us is the fixed cost" in tc.explain(jf)

@@ -45,6 +45,10 @@ class DeviceProfile:
     :param launch_us: the fixed time of one kernel launch, µs.
     :param dispatch_us: measured per-call overheads of executors on this device, by executor
         name (filled by ``calibrate``; an executor's own declaration applies otherwise).
+    :param autograd_us: measured host costs of the two ways to differentiate a trace, µs:
+        ``"split"`` (one autograd node per call running forward and backward traces) and
+        ``"grad_node"`` (PyTorch's autograd, per differentiable op run op by op); filled by
+        ``calibrate``, else ``execution/autograd_choice.py``'s defaults apply.
     :param source: where the figures come from.
     """
 
@@ -55,6 +59,7 @@ class DeviceProfile:
     vector_gflops: Mapping[str, float]
     launch_us: float
     dispatch_us: Mapping[str, float] = field(default_factory=dict)
+    autograd_us: Mapping[str, float] = field(default_factory=dict)
     source: str = ""
 
     def flops_per_us(self, dtype: torch.dtype | None, matmul: bool) -> float:
@@ -125,8 +130,9 @@ def _calibrated(base: DeviceProfile, m: dict) -> DeviceProfile:
         changes["matmul_gflops"] = {**base.matmul_gflops, "float32": m["flops_g"], "default": m["flops_g"]}
         if base.device_type == "cpu":
             changes["vector_gflops"] = {**base.vector_gflops, "default": m["flops_g"]}
-    if m.get("dispatch_us"):
-        changes["dispatch_us"] = dict(m["dispatch_us"])
+    for key in ("dispatch_us", "autograd_us"):
+        if m.get(key):
+            changes[key] = dict(m[key])
     return base.replace(**changes, source=f"{base.source}; calibrated") if changes else base
 
 
