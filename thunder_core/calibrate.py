@@ -22,6 +22,7 @@ import time
 
 import torch
 
+from .execution import autograd_choice
 from .execution.profiles import cache_file, load_calibration, profile_for_device
 
 
@@ -62,18 +63,17 @@ def measure(executors=None, device="cpu") -> dict:
             us = _region_overhead_us(ex, tiny, launch_s * 1e6)
             if us is not None:
                 out["dispatch_us"][ex.name] = us
-    differentiable = [ex for ex in executors if ex.differentiable]
+    differentiable = autograd_choice.differentiable(executors)
     if differentiable:
-        out["autograd_us"] = _autograd_prices_us(differentiable[0], device)
+        out["autograd_us"] = _autograd_prices_us(differentiable[0], device, sync)
     return out
 
 
-def _autograd_prices_us(ex, device) -> dict:
+def _autograd_prices_us(ex, device, sync) -> dict:
     """The two prices of ``execution/autograd_choice.py``, from training steps of chains of n
     multiplications of 8x8 tensors, each run split and op by op under PyTorch's autograd: the
     split costs ``split - n * grad_node`` µs more per step (n = 2 and 12)."""
     from .api import jit
-    from .execution import autograd_choice
 
     def chain(n):
         def f(x, w):
@@ -84,7 +84,6 @@ def _autograd_prices_us(ex, device) -> dict:
 
     x = torch.randn(8, 8, device=device, requires_grad=True)
     w = torch.randn(8, 8, device=device, requires_grad=True)
-    sync = torch.cuda.synchronize if torch.device(device).type == "cuda" else (lambda: None)
     extra = {}
     saved = autograd_choice.SPLIT_US
     try:
