@@ -545,11 +545,14 @@ def proxy(value, *, name: str | None = None) -> Proxy:
 
 def substitute(x, env: dict):
     """``x`` with every proxy whose id is in ``env`` replaced (through tuples, lists, dicts, slices)."""
-    if isinstance(x, Proxy):
-        return env.get(id(x), x)
     t = type(x)
+    if t in _PROXY_TYPES or isinstance(x, Proxy):
+        return env.get(id(x), x)
     if t is tuple or t is list:
-        return t(substitute(y, env) for y in x)
+        # (hot: every pass renames arguments; the common leaves are tested inline)
+        out = [env.get(id(y), y) if type(y) in _PROXY_TYPES else y if type(y) in _ATOMS else substitute(y, env)
+               for y in x]
+        return out if t is list else tuple(out)
     if t is dict:
         return {k: substitute(v, env) for k, v in x.items()}
     if t is slice:
@@ -557,25 +560,43 @@ def substitute(x, env: dict):
     return x
 
 
+#: the proxy types and the constants arguments hold most: tested by exact type first in the
+#: walks below (every pass walks every call's arguments); anything else takes the general path
+_PROXY_TYPES = frozenset({TensorProxy, NumberProxy})
+_ATOMS = frozenset({int, float, bool, complex, str, type(None), type(Ellipsis), torch.dtype, torch.device})
+
+
 def flat_proxies(value) -> list[Proxy]:
     """Proxies found in ``value``, recursively through tuples, lists, dict values and slices,
     in order (with repeats)."""
     out: list[Proxy] = []
-
-    def walk(x):
-        if isinstance(x, Proxy):
-            out.append(x)
-        elif isinstance(x, (tuple, list)):
-            for y in x:
-                walk(y)
-        elif isinstance(x, (dict, MappingProxyType)):
-            for y in x.values():
-                walk(y)
-        elif type(x) is slice:  # x[n:] with a symbolic n
-            walk((x.start, x.stop, x.step))
-
-    walk(value)
+    _flat(value, out)
     return out
+
+
+def _flat(x, out: list) -> None:
+    t = type(x)
+    if t is tuple or t is list:
+        for y in x:
+            ty = type(y)
+            if ty in _PROXY_TYPES:
+                out.append(y)
+            elif ty not in _ATOMS:
+                _flat(y, out)
+    elif t in _PROXY_TYPES:
+        out.append(x)
+    elif t in _ATOMS:
+        return
+    elif isinstance(x, Proxy):
+        out.append(x)
+    elif isinstance(x, (tuple, list)):
+        for y in x:
+            _flat(y, out)
+    elif isinstance(x, (dict, MappingProxyType)):
+        for y in x.values():
+            _flat(y, out)
+    elif t is slice:  # x[n:] with a symbolic n
+        _flat((x.start, x.stop, x.step), out)
 
 
 del _names, _key, _op, _plain, _inplace, _dunder, _kind

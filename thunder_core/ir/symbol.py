@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Callable
 
@@ -235,6 +234,21 @@ def _same(a, b) -> bool:
         return False
 
 
+class _computed_once:
+    """``functools.cached_property`` without its lock (Python 3.11 takes an RLock on each first
+    access, and a compile makes bound symbols by the thousand): the value goes into the
+    instance's ``__dict__``, which later reads find first (``__dict__.pop`` forgets it)."""
+
+    def __init__(self, fn):
+        self.fn, self.name, self.__doc__ = fn, fn.__name__, fn.__doc__
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.fn(obj)
+        return value
+
+
 _NORMALIZE = {
     "args": tuple,
     "kwargs": lambda kw: kw if isinstance(kw, MappingProxyType) else MappingProxyType(dict(kw or {})),
@@ -285,12 +299,12 @@ class BoundSymbol:
             return self
         return dataclasses.replace(self, **changes)
 
-    @cached_property
+    @_computed_once
     def flat_args(self) -> tuple[Proxy, ...]:
         """Proxies in ``args`` and ``kwargs``, recursively, in order (with repeats)."""
         return tuple(flat_proxies((self.args, self.kwargs)))
 
-    @cached_property
+    @_computed_once
     def flat_outs(self) -> tuple[Proxy, ...]:
         """Proxies in ``output``, recursively, in order."""
         return tuple(flat_proxies(self.output))

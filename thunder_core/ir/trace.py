@@ -155,13 +155,16 @@ class Trace:
         self.kwargs = dict(self.kwargs)
         self.bound_symbols = list(self.bound_symbols)
         self._names.update(p.name for p in flat_proxies((self.args, self.kwargs)))
-        stack = list(self.bound_symbols)
+        names, stack = self._names, list(self.bound_symbols)
         while stack:  # names defined anywhere, decompositions and sub-traces included, stay taken
             bsym = stack.pop()
-            self._names.update(p.name for p in getattr(bsym, "flat_outs", ()))  # malformed: verify() reports
+            for p in getattr(bsym, "flat_outs", ()):  # malformed: verify() reports
+                names.add(p.name)
             stack += getattr(bsym, "subsymbols", ())
-            for sub in _subtraces_of(bsym):
-                self._names |= sub._names | {sub.name}
+            kwargs = getattr(bsym, "kwargs", None)
+            if kwargs:
+                for sub in _subtraces_of(bsym):
+                    names |= sub._names | {sub.name}
 
     # -- names --
     def make_name(self, prefix: str) -> str:
