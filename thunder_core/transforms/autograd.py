@@ -311,7 +311,7 @@ def build(joint: Trace, fusing: bool = True) -> Split:
     saved, recompute = choose_saved(joint, needed, fusing, bwd_syms)
     # the backward sees forward values as plain (detached) tensors: requires_grad off everywhere
     detach = _without_grad({})
-    bwd.bound_symbols = [_map_bsym(b, detach) for b in _interleave(recompute, bwd_syms)]
+    bwd.bound_symbols = [_map_bsym(b, detach) if _holds_grad(b) else b for b in _interleave(recompute, bwd_syms)]
     bwd.args = [_map(p, detach) for p in (*saved, *cts)]
     bwd.output = _map(bwd.output, detach)
     fwd = joint.derive(name="forward", output=(joint.output, tuple(saved)))
@@ -390,6 +390,13 @@ def _accumulate(b, args, result, grads, cotangents):
                 g = g.to(a.dtype)
             prev = grads.get(id(a))
             grads[id(a)] = g if prev is None else _vjp.add_cotangent(prev, g) if id(prev) in cotangents else prev + g
+
+
+def _holds_grad(b) -> bool:
+    """Whether ``b`` or a subsymbol reads or defines a proxy requiring grad (most backward
+    calls do not: checking through cached argument lists is much cheaper than rebuilding them)."""
+    return any(isinstance(p, TensorProxy) and p.requires_grad for p in (*b.flat_args, *b.flat_outs)) or \
+        any(_holds_grad(s) for s in b.subsymbols)
 
 
 def _without_grad(m):
