@@ -311,7 +311,7 @@ def build(joint: Trace, fusing: bool = True) -> Split:
     saved, recompute = choose_saved(joint, needed, fusing, bwd_syms)
     # the backward sees forward values as plain (detached) tensors: requires_grad off everywhere
     detach = _without_grad({})
-    bwd.bound_symbols = [_map_bsym(b, detach) if _holds_grad(b) else b for b in _interleave(recompute, bwd_syms)]
+    bwd.bound_symbols = [_detached(b, detach) for b in _interleave(recompute, bwd_syms)]
     bwd.args = [_map(p, detach) for p in (*saved, *cts)]
     bwd.output = _map(bwd.output, detach)
     fwd = joint.derive(name="forward", output=(joint.output, tuple(saved)))
@@ -392,9 +392,17 @@ def _accumulate(b, args, result, grads, cotangents):
             grads[id(a)] = g if prev is None else _vjp.add_cotangent(prev, g) if id(prev) in cotangents else prev + g
 
 
+def _detached(b, detach):
+    """``b`` with ``detach`` applied to every proxy requiring grad that it or a subsymbol holds;
+    ``b`` itself when there is none (most backward calls: checking through cached argument
+    lists is much cheaper than rebuilding every call and subsymbol)."""
+    if not _holds_grad(b):
+        return b
+    return b.replace(args=_map(b.args, detach), kwargs=_map(dict(b.kwargs), detach), output=_map(b.output, detach),
+                     subsymbols=[_detached(s, detach) for s in b.subsymbols])
+
+
 def _holds_grad(b) -> bool:
-    """Whether ``b`` or a subsymbol reads or defines a proxy requiring grad (most backward
-    calls do not: checking through cached argument lists is much cheaper than rebuilding them)."""
     return any(isinstance(p, TensorProxy) and p.requires_grad for p in (*b.flat_args, *b.flat_outs)) or \
         any(_holds_grad(s) for s in b.subsymbols)
 
