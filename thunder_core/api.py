@@ -164,6 +164,12 @@ class JittedFunction:
             # and verifier make on its symbolic sizes are its own guards, never the other trace's
             with tracing(None):
                 entry = self._compile(args, kwargs)
+            if entry.fast is not None and not self._draws.draws:
+                # the cache hit's function checks and runs this call too (the general prologue is
+                # then compiled only if a later call needs it: a new size, another entry's hit)
+                out = entry.fast(args, kwargs)
+                if out is not MISS:
+                    return out
             # the new entry's prologue takes the fresh values the trace drew (guards/fresh.py)
             inputs = entry.prologue.fn(args, kwargs)
         except BaseException:

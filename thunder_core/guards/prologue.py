@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 
@@ -39,13 +39,26 @@ class NotRefetchable(Exception):
 
 @dataclass
 class Prologue:
-    fn: object  # (None for a static prologue: its lines are fast_call's)
+    """A generated prologue: ``fn(args, kwargs)`` returns the computation's inputs or MISS.
+    ``fn`` is compiled when first used: a compile's first call, and its cache hits, run through
+    :func:`fast_call`'s function, which holds the same lines, so a cached entry's prologue may
+    never run (compiling it cost ~6 ms of a 12-layer GPT's ~85 ms first call)."""
+
     source: str
     guards_unchecked: list  # guards whose path cannot be re-fetched: the entry is not cached (api.py)
     body: tuple = ()        # the generated lines before the final return (for fast_call)
     outputs: tuple = ()     # the locals holding the computation's inputs
     consts: dict = None     # the generated code's constants
     typed: frozenset = frozenset()  # positions of args whose exact type the checks already test
+    label: str | None = None  # what its code is named after; None: never compiled (a static prologue's
+    _fn: object = field(default=None, repr=False)  # lines are fast_call's)
+
+    @property
+    def fn(self):
+        f = self._fn
+        if f is None and self.label is not None:
+            f = self._fn = compile_function(self.source, "prologue", self.label, self.consts)
+        return f
 
 
 #: global state a trace depends on, read by these functions (bound as constants of the code)
@@ -281,11 +294,10 @@ def build_prologue(cap: Capture, args, kwargs, *, check=True, static=False) -> P
     b.lines.append(f"return ({''.join(o + ', ' for o in outs)})")
     body = "\n".join("    " + line for line in b.lines)
     source = f"def prologue(args, kwargs):\n{body}\n"
-    # a static prologue's lines go into fast_call's function; compiled on its own it would
-    # never run (~5 ms of a 12-layer GPT's first call)
-    fn = None if static else compile_function(source, "prologue", f"prologue {cap.fn_name}", b.consts)
     typed = frozenset(i for i, a in enumerate(args) if b.exprs.get(_arg_prov(i)) in b.typed)
-    return Prologue(fn, source, unchecked, lines, tuple(outs), b.consts, typed)
+    # (a static prologue's lines go into fast_call's function; compiled on its own it would never
+    # run: ~5 ms of a 12-layer GPT's first call)
+    return Prologue(source, unchecked, lines, tuple(outs), b.consts, typed, None if static else f"prologue {cap.fn_name}")
 
 
 def _arg_prov(i):
