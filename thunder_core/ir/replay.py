@@ -28,7 +28,6 @@ them already.
 
 from __future__ import annotations
 
-import weakref
 from contextlib import contextmanager
 from types import MappingProxyType
 
@@ -115,16 +114,14 @@ def replayable(bsym) -> bool:
     return True
 
 
-_KWARGS_HOLD_PROXIES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _kwargs_hold_proxies(b) -> bool:
-    """Whether ``b``'s keyword arguments hold proxies (the calling convention says they never
-    do; a symbol breaking it is still copied right), asked once per template."""
-    found = _KWARGS_HOLD_PROXIES.get(b)
-    if found is None:
-        found = _KWARGS_HOLD_PROXIES[b] = bool(flat_proxies(dict(b.kwargs)))
-    return found
+def _facts(b) -> tuple:
+    """(do ``b``'s keyword arguments hold proxies, does it take symbolic numbers): asked of each
+    template call once, kept in its ``__dict__`` beside its cached argument lists. (Keyword
+    arguments never hold proxies by the calling convention; a symbol breaking it is still
+    copied right.)"""
+    facts = b.__dict__["_replay_facts"] = (bool(flat_proxies(dict(b.kwargs))),
+                                           any(type(x) is NumberProxy for x in b.flat_args))
+    return facts
 
 
 def replay(template, args, kwargs, trace, equalities):
@@ -148,17 +145,20 @@ def replay(template, args, kwargs, trace, equalities):
         env[id(p)] = new
 
     def copy(b):
-        subs = tuple(copy(s) for s in b.subsymbols)
+        kwargs_hold, numbers = b.__dict__.get("_replay_facts") or _facts(b)
+        subs = b.subsymbols
+        if subs:
+            subs = tuple([copy(s) for s in subs])
         for p in b.flat_outs:
             if id(p) not in env:
                 fresh(p)
         # built field by field: the template's fields are normalized already (tuples, a
         # read-only mapping), and substitution keeps their types
         new = object.__new__(type(b))
-        new.__dict__.update(sym=b.sym, args=substitute(b.args, env), output=substitute(b.output, env), subsymbols=subs, source=source,
-                            header=b.header, tags=b.tags,
-                            kwargs=MappingProxyType(substitute(dict(b.kwargs), env)) if _kwargs_hold_proxies(b) else b.kwargs)
-        if equalities is not None and any(type(x) is NumberProxy for x in b.flat_args):
+        new.__dict__.update(sym=b.sym, args=substitute(b.args, env), output=substitute(b.output, env), subsymbols=subs,
+                            source=source, header=b.header, tags=b.tags,
+                            kwargs=MappingProxyType(substitute(dict(b.kwargs), env)) if kwargs_hold else b.kwargs)
+        if numbers and equalities is not None:
             equalities.track(new, new.flat_args)
         return new
 
