@@ -164,18 +164,20 @@ class Equalities:
         if trace is None or not self._parent:
             return
         parent, seen = self._parent, set()
+        merged = parent.keys()  # (ids of merged symbols: another live object's id never equals one)
         stack = [*trace.bound_symbols, *(b for scope in getattr(trace, "_scopes", ()) for b in scope)]
         for p in flat_proxies((trace.args, trace.kwargs, trace.output)):
-            if type(p) is TensorProxy and any(type(d) is NumberProxy and id(d) in parent for d in p.shape):
+            if type(p) is TensorProxy and not merged.isdisjoint(map(id, p.shape)):
                 self._fix(p)
-        while stack:
+        while stack:  # (hot: every proxy of every call and decomposition; C-level set tests)
             b = stack.pop()
-            for p in (*b.flat_args, *b.flat_outs):
-                if id(p) not in seen:
-                    seen.add(id(p))
-                    if type(p) is TensorProxy and any(type(d) is NumberProxy and id(d) in parent for d in p.shape):
-                        self._fix(p)
-            if any(type(p) is NumberProxy and id(p) in parent for p in b.flat_args):
+            for ps in (b.flat_args, b.flat_outs):
+                for p in ps:
+                    if type(p) is TensorProxy and id(p) not in seen:
+                        seen.add(id(p))
+                        if not merged.isdisjoint(map(id, p.shape)):
+                            self._fix(p)
+            if not merged.isdisjoint(map(id, b.flat_args)):
                 self._fix(b)
             stack += b.subsymbols
 
