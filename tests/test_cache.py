@@ -297,3 +297,22 @@ def test_the_hit_path_for_the_traced_sizes_and_other_sizes_agree_with_eager():
         torch.testing.assert_close(jf(x, y), f(x, y))
     # one compile for sizes above 4 (any of them, any strides), one for 3
     assert (tc.cache_misses(jf), tc.cache_hits(jf)) == (2, len(calls) - 2)
+
+
+def test_the_general_prologue_is_compiled_only_when_a_call_needs_it():
+    """A compile's first call and the hits of its sizes run through the one-call hit function
+    (guards/prologue.py fast_call): the general prologue, which accepts other sizes, is compiled
+    the first time a call reaches it, and that call is a hit, not a compile."""
+    def f(x, y):
+        return x * y + x
+
+    jf = tc.jit(f)
+    for _ in range(3):
+        x, y = torch.randn(8, 8), torch.randn(8, 8)
+        torch.testing.assert_close(jf(x, y), f(x, y))
+    (entry,) = [e for es in jf._entries.values() for e in es]
+    assert entry.prologue._fn is None  # (never needed so far)
+    x, y = torch.randn(5, 8), torch.randn(5, 8)  # another size: the general prologue's
+    torch.testing.assert_close(jf(x, y), f(x, y))
+    assert entry.prologue._fn is not None
+    assert (tc.cache_misses(jf), tc.cache_hits(jf)) == (1, 3)
