@@ -3,7 +3,7 @@ downloaded), through tc.jit with the default executors (as users get them: induc
 torch): the forward with the library's defaults (return_dict, use_cache, an attention mask
 with padding) equals eager's, a second call is a cache hit, the training loss and every
 parameter's gradient equal eager's (and the compile is split into forward and backward
-traces), and greedy generate with a KV cache gives eager's tokens through the jitted model."""
+traces) (both also for hf.MORE_NAMES: 18 more architectures), and greedy generate with a KV cache gives eager's tokens through the jitted model."""
 
 import pytest
 import torch
@@ -44,7 +44,7 @@ def _close(got, want, what):
         assert got == want, f"{what}: {got!r} != eager {want!r}"
 
 
-@pytest.mark.parametrize("name", hf.NAMES)
+@pytest.mark.parametrize("name", hf.NAMES + hf.MORE_NAMES)
 def test_forward_with_library_defaults_and_cache_hit(name):
     model = hf.build(name)
     jm = tc.jit(model)
@@ -55,7 +55,7 @@ def test_forward_with_library_defaults_and_cache_hit(name):
     assert (tc.cache_misses(jm), tc.cache_hits(jm)) == (1, 1)
 
 
-@pytest.mark.parametrize("name", hf.NAMES)
+@pytest.mark.parametrize("name", hf.NAMES + hf.MORE_NAMES)
 def test_training_loss_and_every_gradient(name):
     model = hf.build(name).train()
     jm = tc.jit(model)

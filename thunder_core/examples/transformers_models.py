@@ -37,11 +37,45 @@ SPECS = {
 NAMES = list(SPECS)
 GENERATES = [n for n, (auto, _, _) in SPECS.items() if auto != "AutoModelForMaskedLM"]
 
+#: More architectures, checked for the forward, a cache hit and a training step's gradients
+#: (tests/models/test_more_transformers.py): none of them was looked at while writing the core
+MORE_SPECS = {
+    "gemma": ("AutoModelForCausalLM", "gemma", dict(_SMALL, num_key_value_heads=2, head_dim=8, max_position_embeddings=64)),
+    "gemma2": ("AutoModelForCausalLM", "gemma2", dict(_SMALL, num_key_value_heads=2, head_dim=8,
+                                                      max_position_embeddings=64)),
+    "qwen3": ("AutoModelForCausalLM", "qwen3", dict(_SMALL, num_key_value_heads=2, head_dim=8, max_position_embeddings=64)),
+    "phi3": ("AutoModelForCausalLM", "phi3", dict(_SMALL, num_key_value_heads=2, pad_token_id=0, max_position_embeddings=64)),
+    "stablelm": ("AutoModelForCausalLM", "stablelm", dict(_SMALL, num_key_value_heads=2, max_position_embeddings=64)),
+    "olmo": ("AutoModelForCausalLM", "olmo", dict(_SMALL, num_key_value_heads=2, max_position_embeddings=64)),
+    "starcoder2": ("AutoModelForCausalLM", "starcoder2", dict(_SMALL, num_key_value_heads=2, max_position_embeddings=64)),
+    "granite": ("AutoModelForCausalLM", "granite", dict(_SMALL, num_key_value_heads=2, max_position_embeddings=64)),
+    "gptj": ("AutoModelForCausalLM", "gptj", dict(vocab_size=VOCAB, n_embd=32, n_layer=2, n_head=4, n_positions=64,
+                                                  rotary_dim=4)),
+    "codegen": ("AutoModelForCausalLM", "codegen", dict(vocab_size=VOCAB, n_embd=32, n_layer=2, n_head=4, n_positions=64,
+                                                        rotary_dim=4)),
+    "bloom": ("AutoModelForCausalLM", "bloom", dict(vocab_size=VOCAB, hidden_size=32, n_layer=2, n_head=4)),
+    "mpt": ("AutoModelForCausalLM", "mpt", dict(vocab_size=VOCAB, d_model=32, n_layers=2, n_heads=4, max_seq_len=64)),
+    "roberta": ("AutoModelForMaskedLM", "roberta", dict(_SMALL, pad_token_id=1, max_position_embeddings=64)),
+    "distilbert": ("AutoModelForMaskedLM", "distilbert", dict(vocab_size=VOCAB, dim=32, n_layers=2, n_heads=4, hidden_dim=64,
+                                                              max_position_embeddings=64)),
+    "electra": ("AutoModelForMaskedLM", "electra", dict(_SMALL, embedding_size=32, max_position_embeddings=64)),
+    "albert": ("AutoModelForMaskedLM", "albert", dict(_SMALL, embedding_size=16, max_position_embeddings=64)),
+    "deberta-v2": ("AutoModelForMaskedLM", "deberta-v2", dict(_SMALL, max_position_embeddings=64)),
+    "bart": ("AutoModelForSeq2SeqLM", "bart", dict(vocab_size=VOCAB, d_model=32, encoder_layers=2, decoder_layers=2,
+                                                  encoder_attention_heads=4, decoder_attention_heads=4,
+                                                  encoder_ffn_dim=64, decoder_ffn_dim=64, max_position_embeddings=64)),
+}
+MORE_NAMES = list(MORE_SPECS)
+
+
+def _spec(name: str):
+    return SPECS[name] if name in SPECS else MORE_SPECS[name]
+
 
 def build(name: str, seed: int = 0) -> torch.nn.Module:
     import transformers
 
-    auto, model_type, overrides = SPECS[name]
+    auto, model_type, overrides = _spec(name)
     config = transformers.AutoConfig.for_model(model_type, **overrides)
     torch.manual_seed(seed)
     return getattr(transformers, auto).from_config(config).eval()
@@ -53,7 +87,7 @@ def inputs(name: str, seed: int = 0, batch: int = 2, seq: int = 8) -> dict:
     mask = torch.ones(batch, seq, dtype=torch.long)
     mask[0, : seq // 3] = 0  # left padding on the first row
     kw = dict(input_ids=ids, attention_mask=mask)
-    if SPECS[name][0] == "AutoModelForSeq2SeqLM":
+    if _spec(name)[0] == "AutoModelForSeq2SeqLM":
         kw["decoder_input_ids"] = torch.randint(2, VOCAB, (batch, max(1, seq // 2)), generator=g)
     return kw
 
