@@ -143,3 +143,15 @@ def test_unsupported_dtypes_and_integer_ops_are_declined_with_reasons():
         jf = jit(fn)
         assert torch.equal(jf(x), fn(x))
         assert reason in str(tc.explain(jf)), tc.explain(jf)
+
+
+def test_a_tensor_made_from_a_symbolic_size_is_declined_not_a_crash():
+    # HF DeBERTa-v2 scales by torch.sqrt(torch.tensor(q.size(-1), dtype=torch.float)): under
+    # symbolic values `ltorch.tensor` takes a number proxy, which the checker took for a tensor
+    def scaled(x):
+        return x * 2.0 / torch.sqrt(torch.tensor(x.size(-1), dtype=torch.float) * 2)
+
+    jf = jit(scaled)
+    for n in (9, 11):  # (the second size: the same trace, the size a number)
+        x = torch.randn(4, n)
+        close(jf(x), scaled(x), torch.float32)

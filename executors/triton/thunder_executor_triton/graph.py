@@ -70,10 +70,12 @@ def _identity(bsym) -> bool:
     if outs[0].name == args[0].name:
         return True
     a, o = args[0], outs[0]
+    if not (isinstance(a, TensorProxy) and isinstance(o, TensorProxy)):  # (`torch.tensor(n)` of a number)
+        return False
     same_shape = len(a.shape) == len(o.shape) and all(
         x is y or (type(x) is int and type(y) is int and x == y) for x, y in zip(a.shape, o.shape))
     return (has_trait(bsym, "view") and len(args) == 1 and len(bsym.args) == 1 and not bsym.kwargs
-            and isinstance(a, TensorProxy) and isinstance(o, TensorProxy) and a.dtype == o.dtype and same_shape)
+            and a.dtype == o.dtype and same_shape)
 
 
 def check_leaves(bsym) -> str | None:
