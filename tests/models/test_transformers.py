@@ -3,7 +3,8 @@ downloaded), through tc.jit with the default executors (as users get them: induc
 torch): the forward with the library's defaults (return_dict, use_cache, an attention mask
 with padding) equals eager's, a second call is a cache hit, the training loss and every
 parameter's gradient equal eager's (and the compile is split into forward and backward
-traces) (both also for hf.MORE_NAMES: 18 more architectures), and greedy generate with a KV cache gives eager's tokens through the jitted model."""
+traces) (both also for hf.MORE_NAMES: 18 more architectures), and greedy generate (also for
+hf.MORE_GENERATES) with a KV cache gives eager's tokens through the jitted model."""
 
 import pytest
 import torch
@@ -91,6 +92,20 @@ def test_greedy_generate_with_kv_cache(name):
         got = jm.generate(**kw, max_new_tokens=4, do_sample=False)
     assert torch.equal(got, want), f"{name}: {got.tolist()} != eager {want.tolist()}"
     assert tc.cache_misses(jm) >= 2  # the prefill and the decode steps ran through the jitted forward
+
+
+@pytest.mark.parametrize("name", hf.MORE_GENERATES)
+def test_greedy_generate_of_more_architectures(name):
+    # (some compile once for the prefill and the decode steps alike: every step is a call of
+    # the jitted forward, a compile or a hit)
+    model = hf.build(name)
+    jm = tc.jit(model)
+    kw = hf.inputs(name)
+    with torch.no_grad():
+        want = model.generate(**kw, max_new_tokens=4, do_sample=False)
+        got = jm.generate(**kw, max_new_tokens=4, do_sample=False)
+    assert torch.equal(got, want), f"{name}: {got.tolist()} != eager {want.tolist()}"
+    assert tc.cache_misses(jm) + tc.cache_hits(jm) >= 4
 
 
 def test_generation_mixin_generate_called_on_the_jitted_module():

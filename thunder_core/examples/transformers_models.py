@@ -66,6 +66,7 @@ MORE_SPECS = {
                                                   encoder_ffn_dim=64, decoder_ffn_dim=64, max_position_embeddings=64)),
 }
 MORE_NAMES = list(MORE_SPECS)
+MORE_GENERATES = [n for n, (auto, _, _) in MORE_SPECS.items() if auto != "AutoModelForMaskedLM"]
 
 
 def _spec(name: str):
