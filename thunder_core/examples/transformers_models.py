@@ -12,55 +12,56 @@ from __future__ import annotations
 import torch
 
 VOCAB = 128
-_SMALL = dict(vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64)
+_SMALL = dict(vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64,
+              max_position_embeddings=64)
+_GQA = dict(_SMALL, num_key_value_heads=2)  # grouped-query attention: 2 key/value heads for 4 query heads
 
 #: name -> (transformers Auto class name, config model_type, config overrides)
 SPECS = {
     "gpt2": ("AutoModelForCausalLM", "gpt2", dict(vocab_size=VOCAB, n_embd=32, n_layer=2, n_head=4, n_positions=64,
                                                   bos_token_id=0, eos_token_id=1)),
-    "llama": ("AutoModelForCausalLM", "llama", dict(_SMALL, num_key_value_heads=2, max_position_embeddings=64)),
-    "bert": ("AutoModelForMaskedLM", "bert", dict(_SMALL, max_position_embeddings=64)),
+    "llama": ("AutoModelForCausalLM", "llama", _GQA),
+    "bert": ("AutoModelForMaskedLM", "bert", _SMALL),
     "t5": ("AutoModelForSeq2SeqLM", "t5", dict(vocab_size=VOCAB, d_model=32, d_kv=8, d_ff=64, num_layers=2, num_heads=4,
                                               decoder_start_token_id=0)),
-    "mistral": ("AutoModelForCausalLM", "mistral", dict(_SMALL, num_key_value_heads=2, max_position_embeddings=64)),
-    "qwen2": ("AutoModelForCausalLM", "qwen2", dict(_SMALL, num_key_value_heads=2, max_position_embeddings=64)),
+    "mistral": ("AutoModelForCausalLM", "mistral", _GQA),
+    "qwen2": ("AutoModelForCausalLM", "qwen2", _GQA),
     "opt": ("AutoModelForCausalLM", "opt", dict(vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2,
                                                 num_attention_heads=4, ffn_dim=64, max_position_embeddings=64,
                                                 word_embed_proj_dim=32)),
-    "gpt_neox": ("AutoModelForCausalLM", "gpt_neox", dict(_SMALL, max_position_embeddings=64)),
-    "phi": ("AutoModelForCausalLM", "phi", dict(_SMALL, max_position_embeddings=64)),
+    "gpt_neox": ("AutoModelForCausalLM", "gpt_neox", _SMALL),
+    "phi": ("AutoModelForCausalLM", "phi", _SMALL),
     "falcon": ("AutoModelForCausalLM", "falcon", dict(vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2,
                                                       num_attention_heads=4)),
-    "mixtral": ("AutoModelForCausalLM", "mixtral", dict(_SMALL, num_key_value_heads=2, max_position_embeddings=64,
-                                                        num_local_experts=4, num_experts_per_tok=2)),
+    "mixtral": ("AutoModelForCausalLM", "mixtral", dict(_GQA, num_local_experts=4, num_experts_per_tok=2)),
 }
 NAMES = list(SPECS)
 GENERATES = [n for n, (auto, _, _) in SPECS.items() if auto != "AutoModelForMaskedLM"]
 
-#: More architectures, checked for the forward, a cache hit and a training step's gradients
-#: (tests/models/test_more_transformers.py): none of them was looked at while writing the core
+#: More architectures, checked for the forward, a cache hit, a training step's gradients and
+#: (the generative ones) greedy generate (tests/models/test_transformers.py): none of them was
+#: looked at while writing the core
 MORE_SPECS = {
-    "gemma": ("AutoModelForCausalLM", "gemma", dict(_SMALL, num_key_value_heads=2, head_dim=8, max_position_embeddings=64)),
-    "gemma2": ("AutoModelForCausalLM", "gemma2", dict(_SMALL, num_key_value_heads=2, head_dim=8,
-                                                      max_position_embeddings=64)),
-    "qwen3": ("AutoModelForCausalLM", "qwen3", dict(_SMALL, num_key_value_heads=2, head_dim=8, max_position_embeddings=64)),
-    "phi3": ("AutoModelForCausalLM", "phi3", dict(_SMALL, num_key_value_heads=2, pad_token_id=0, max_position_embeddings=64)),
-    "stablelm": ("AutoModelForCausalLM", "stablelm", dict(_SMALL, num_key_value_heads=2, max_position_embeddings=64)),
-    "olmo": ("AutoModelForCausalLM", "olmo", dict(_SMALL, num_key_value_heads=2, max_position_embeddings=64)),
-    "starcoder2": ("AutoModelForCausalLM", "starcoder2", dict(_SMALL, num_key_value_heads=2, max_position_embeddings=64)),
-    "granite": ("AutoModelForCausalLM", "granite", dict(_SMALL, num_key_value_heads=2, max_position_embeddings=64)),
+    "gemma": ("AutoModelForCausalLM", "gemma", dict(_GQA, head_dim=8)),
+    "gemma2": ("AutoModelForCausalLM", "gemma2", dict(_GQA, head_dim=8)),
+    "qwen3": ("AutoModelForCausalLM", "qwen3", dict(_GQA, head_dim=8)),
+    "phi3": ("AutoModelForCausalLM", "phi3", dict(_GQA, pad_token_id=0)),
+    "stablelm": ("AutoModelForCausalLM", "stablelm", _GQA),
+    "olmo": ("AutoModelForCausalLM", "olmo", _GQA),
+    "starcoder2": ("AutoModelForCausalLM", "starcoder2", _GQA),
+    "granite": ("AutoModelForCausalLM", "granite", _GQA),
     "gptj": ("AutoModelForCausalLM", "gptj", dict(vocab_size=VOCAB, n_embd=32, n_layer=2, n_head=4, n_positions=64,
                                                   rotary_dim=4)),
-    "codegen": ("AutoModelForCausalLM", "codegen", dict(vocab_size=VOCAB, n_embd=32, n_layer=2, n_head=4, n_positions=64,
-                                                        rotary_dim=4)),
+    "codegen": ("AutoModelForCausalLM", "codegen", dict(vocab_size=VOCAB, n_embd=32, n_layer=2, n_head=4,
+                                                        n_positions=64, rotary_dim=4)),
     "bloom": ("AutoModelForCausalLM", "bloom", dict(vocab_size=VOCAB, hidden_size=32, n_layer=2, n_head=4)),
     "mpt": ("AutoModelForCausalLM", "mpt", dict(vocab_size=VOCAB, d_model=32, n_layers=2, n_heads=4, max_seq_len=64)),
-    "roberta": ("AutoModelForMaskedLM", "roberta", dict(_SMALL, pad_token_id=1, max_position_embeddings=64)),
-    "distilbert": ("AutoModelForMaskedLM", "distilbert", dict(vocab_size=VOCAB, dim=32, n_layers=2, n_heads=4, hidden_dim=64,
-                                                              max_position_embeddings=64)),
-    "electra": ("AutoModelForMaskedLM", "electra", dict(_SMALL, embedding_size=32, max_position_embeddings=64)),
-    "albert": ("AutoModelForMaskedLM", "albert", dict(_SMALL, embedding_size=16, max_position_embeddings=64)),
-    "deberta-v2": ("AutoModelForMaskedLM", "deberta-v2", dict(_SMALL, max_position_embeddings=64)),
+    "roberta": ("AutoModelForMaskedLM", "roberta", dict(_SMALL, pad_token_id=1)),
+    "distilbert": ("AutoModelForMaskedLM", "distilbert", dict(vocab_size=VOCAB, dim=32, n_layers=2, n_heads=4,
+                                                              hidden_dim=64, max_position_embeddings=64)),
+    "electra": ("AutoModelForMaskedLM", "electra", dict(_SMALL, embedding_size=32)),
+    "albert": ("AutoModelForMaskedLM", "albert", dict(_SMALL, embedding_size=16)),
+    "deberta-v2": ("AutoModelForMaskedLM", "deberta-v2", _SMALL),
     "bart": ("AutoModelForSeq2SeqLM", "bart", dict(vocab_size=VOCAB, d_model=32, encoder_layers=2, decoder_layers=2,
                                                   encoder_attention_heads=4, decoder_attention_heads=4,
                                                   encoder_ffn_dim=64, decoder_ffn_dim=64, max_position_embeddings=64)),

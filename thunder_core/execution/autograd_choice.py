@@ -16,8 +16,8 @@ autograd records (``Executor.differentiable``, the torch executor) can run it th
 is cheaper than the split's estimate (its partitions' cost plus the split's price). Because each
 op adds its price, only traces of fewer than (split price / op price) differentiable ops can
 qualify, so it is never considered for a model of any size. The prices are measured by
-``python -m thunder_core calibrate`` (``DeviceProfile.autograd_us``), else the defaults below. ``tc.explain`` says which was
-chosen and the two estimates; ``tc.last_backward_traces`` is empty then (PyTorch's autograd
+``python -m thunder_core calibrate`` (``DeviceProfile.autograd_us``), else the defaults below.
+``tc.explain`` says which was chosen and the two estimates; ``tc.last_backward_traces`` is empty then (PyTorch's autograd
 made the gradients, as in eager).
 """
 

@@ -50,8 +50,10 @@ class Prologue:
     outputs: tuple = ()     # the locals holding the computation's inputs
     consts: dict = None     # the generated code's constants
     typed: frozenset = frozenset()  # positions of args whose exact type the checks already test
-    label: str | None = None  # what its code is named after; None: never compiled (a static prologue's
-    _fn: object = field(default=None, repr=False)  # lines are fast_call's)
+    #: what its compiled code is named after; None: never compiled (a static prologue, whose
+    #: lines go into fast_call's function)
+    label: str | None = None
+    _fn: object = field(default=None, repr=False)  # the compiled ``fn``, once used
 
     @property
     def fn(self):
@@ -297,7 +299,8 @@ def build_prologue(cap: Capture, args, kwargs, *, check=True, static=False) -> P
     typed = frozenset(i for i, a in enumerate(args) if b.exprs.get(_arg_prov(i)) in b.typed)
     # (a static prologue's lines go into fast_call's function; compiled on its own it would never
     # run: ~5 ms of a 12-layer GPT's first call)
-    return Prologue(source, unchecked, lines, tuple(outs), b.consts, typed, None if static else f"prologue {cap.fn_name}")
+    return Prologue(source, unchecked, lines, tuple(outs), b.consts, typed,
+                    None if static else f"prologue {cap.fn_name}")
 
 
 def _arg_prov(i):

@@ -218,10 +218,14 @@ def _map(x, f):
     return x
 
 
-def _map_bsym(b, f):
-    """``b`` (and its subsymbols) with ``f`` applied to every tensor proxy it reads or defines."""
+def _map_bsym(b, f, holds=None):
+    """``b`` (and its subsymbols) with ``f`` applied to every tensor proxy it reads or defines.
+    ``holds(bsym)``: whether a (sub)symbol holds a proxy ``f`` changes; one that does not is
+    kept as it is (looking through cached argument lists is much cheaper than rebuilding)."""
+    if holds is not None and not holds(b):
+        return b
     return b.replace(args=_map(b.args, f), kwargs=_map(dict(b.kwargs), f), output=_map(b.output, f),
-                     subsymbols=[_map_bsym(s, f) for s in b.subsymbols])
+                     subsymbols=[_map_bsym(s, f, holds) for s in b.subsymbols])
 
 
 def _sub(x, rename):
@@ -311,7 +315,7 @@ def build(joint: Trace, fusing: bool = True) -> Split:
     saved, recompute = choose_saved(joint, needed, fusing, bwd_syms)
     # the backward sees forward values as plain (detached) tensors: requires_grad off everywhere
     detach = _without_grad({})
-    bwd.bound_symbols = [_detached(b, detach) for b in _interleave(recompute, bwd_syms)]
+    bwd.bound_symbols = [_map_bsym(b, detach, _holds_grad) for b in _interleave(recompute, bwd_syms)]
     bwd.args = [_map(p, detach) for p in (*saved, *cts)]
     bwd.output = _map(bwd.output, detach)
     fwd = joint.derive(name="forward", output=(joint.output, tuple(saved)))
@@ -392,17 +396,8 @@ def _accumulate(b, args, result, grads, cotangents):
             grads[id(a)] = g if prev is None else _vjp.add_cotangent(prev, g) if id(prev) in cotangents else prev + g
 
 
-def _detached(b, detach):
-    """``b`` with ``detach`` applied to every proxy requiring grad that it or a subsymbol holds;
-    ``b`` itself when there is none (most backward calls: checking through cached argument
-    lists is much cheaper than rebuilding every call and subsymbol)."""
-    if not _holds_grad(b):
-        return b
-    return b.replace(args=_map(b.args, detach), kwargs=_map(dict(b.kwargs), detach), output=_map(b.output, detach),
-                     subsymbols=[_detached(s, detach) for s in b.subsymbols])
-
-
 def _holds_grad(b) -> bool:
+    """Does ``b`` or a subsymbol read or define a proxy requiring grad (most backward calls do not)?"""
     return any(isinstance(p, TensorProxy) and p.requires_grad for p in (*b.flat_args, *b.flat_outs)) or \
         any(_holds_grad(s) for s in b.subsymbols)
 
