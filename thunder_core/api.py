@@ -149,9 +149,11 @@ class JittedFunction:
         t0 = time.perf_counter()
         with first_call():  # compiles queued by this call start when it returns
             out = self._compile_and_run_now(args, kwargs)
-        runner = self._last.computation
-        if isinstance(runner, AutogradRunner) and self._last.tiered:  # ... or after its first backward
-            _after_first_backward(runner, defer_compiles(max(1.0, 2 * (time.perf_counter() - t0))))
+            runner = self._last.computation
+            if isinstance(runner, AutogradRunner) and self._last.tiered:  # ... or after its first backward
+                # deferred before the hold ends: the compile thread, woken then, must find it
+                # (registered after, a compile could start and take the GIL from the backward)
+                _after_first_backward(runner, defer_compiles(max(1.0, 2 * (time.perf_counter() - t0))))
         return out
 
     def _compile_and_run_now(self, args, kwargs):

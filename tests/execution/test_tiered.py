@@ -2,6 +2,7 @@
 regions run op by op while they compile on the background thread, are swapped in when ready,
 and every call equals eager."""
 
+import contextlib
 import threading
 
 import pytest
@@ -189,6 +190,28 @@ def test_background_compiles_wait_for_the_first_calls_backward():
     assert len(tiered._WORKER.deferred) == 1
     out.sum().backward()
     assert not tiered._WORKER.deferred
+    assert tc.wait_for_compiles(30) and all(t.state == "compiled" for t in jf._last.tiered)
+
+
+def test_the_backwards_deferral_is_in_place_when_the_first_call_lets_compiles_start(monkeypatch):
+    """The compile thread is woken when the first call's hold ends; the deferral for the
+    backward must be registered by then, or a compile starts and takes the GIL from the
+    backward (seen as a first backward of a 12-layer GPT ten times its later ones)."""
+    hold, deferred_at_release = tiered.first_call, []
+
+    @contextlib.contextmanager
+    def watched():
+        with hold():
+            yield
+            deferred_at_release.append(len(tiered._WORKER.deferred))
+    monkeypatch.setattr(tiered, "first_call", watched)
+    slow = Slow()
+    slow.release.set()
+    jf = tc.jit(f, executors=[slow.ex, "torch"])
+    x, y = (torch.randn(3, 4, requires_grad=True) for _ in range(2))
+    out = jf(x, y)
+    assert deferred_at_release == [1] and not slow.seen
+    out.sum().backward()
     assert tc.wait_for_compiles(30) and all(t.state == "compiled" for t in jf._last.tiered)
 
 
