@@ -299,6 +299,10 @@ def run_row(workload, mode, systems, cfg, quick, fixed_reps=None, log=print):
         for s in systems:
             r = row["results"][s.name] = {"status": "ok"}
             try:
+                # each system's first call starts from the same collector state (else the full
+                # collection that the objects of torch.compile's compile bring due lands in
+                # tc.jit's first call, which runs next)
+                gc.collect()
                 t0 = time.perf_counter()
                 lv = _Live(s, None, None)
                 lv.obj = s.prepare(setup.fn)
