@@ -44,9 +44,8 @@ printed trace refers to them (``ltorch.sum(t0, dim=1)``).
 
 from __future__ import annotations
 
-import ast
+import dis
 import inspect
-import textwrap
 import types as _types
 from typing import Callable
 
@@ -265,16 +264,21 @@ def _same(a, b) -> bool:
         return False
 
 
+#: instructions of any function's prologue (and padding), not of its body
+_PROLOGUE_OPS = frozenset({"RESUME", "NOP", "CACHE", "COPY_FREE_VARS", "MAKE_CELL", "EXTENDED_ARG"})
+#: what an empty body (a docstring, ``...``, ``pass``) compiles to: Python 3.11, then 3.12+
+_EMPTY_BODIES = ([("LOAD_CONST", None), ("RETURN_VALUE", None)], [("RETURN_CONST", None)])
+
+
 def _has_body(fn) -> bool:
-    """False when the function body is only a docstring and/or ``...``/``pass``."""
-    try:
-        src = textwrap.dedent(inspect.getsource(fn))
-    except (OSError, TypeError):
+    """False when the function body is only a docstring and/or ``...``/``pass`` (or returns
+    None and nothing else: no decomposition either). Read from the bytecode: parsing the
+    source of ~720 signature functions took 0.3-0.4 s of every process's first compile."""
+    code = getattr(fn, "__code__", None)
+    if code is None or len(code.co_code) > 32:  # (an empty body is a few instructions)
         return True
-    body = ast.parse(src).body[0].body
-    rest = [s for s in body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
-            and not isinstance(s, ast.Pass)]
-    return bool(rest)
+    ops = [(i.opname, i.argval) for i in dis.get_instructions(code) if i.opname not in _PROLOGUE_OPS]
+    return ops not in _EMPTY_BODIES
 
 
 # ---------------------------------------------------------------- fake-tensor meta
