@@ -86,6 +86,10 @@ def test_hookwrappers_see_and_change_the_results():
 
 def test_each_table_is_one_pluggy_call_kept_until_the_plugins_change():
     reg = plugins.registry()
+    reg.executors, reg.lookasides, reg.transforms, reg.vjp_rules, reg.sharp_edge_checkers
+    tc.jit(lambda a: a * 2)(torch.ones(2))
+    plugins.reload()  # (the modules the plugins and a first trace import, imported: the next test
+    reg = plugins.registry()  # shows the lookasides asked again after an import)
     calls = []
     undo = reg.pm.add_hookcall_monitoring(lambda name, impls, kwargs: calls.append(name), lambda *args: None)
     try:
@@ -98,6 +102,29 @@ def test_each_table_is_one_pluggy_call_kept_until_the_plugins_change():
         assert "y-ex" in reg.executors and calls == ["thunder_core_executors"]
     finally:
         undo()
+
+
+def test_lookasides_are_asked_again_once_the_program_imported_more_modules():
+    """A plugin may look aside a library's callables only once the program has imported it
+    (thunder-distributed and FSDP2): its table is asked for again before the next trace."""
+    name = "tc_test_late_library"
+
+    @hookimpl
+    def thunder_core_lookasides():
+        lib = sys.modules.get(name)
+        return {} if lib is None else {lib.triple: lambda interpreter, args, kwargs: args[0] * 2}
+
+    plugins.register(_plugin("tc_test_late", thunder_core_lookasides=thunder_core_lookasides), "late")
+    lib = types.ModuleType(name)
+    lib.triple = lambda x: x * 3
+    x = torch.ones(2)
+    assert torch.equal(tc.jit(lambda a: lib.triple(a))(x), x * 3)   # not imported: not looked aside
+    sys.modules[name] = lib
+    try:
+        assert lib.triple in plugins.registry().lookasides
+        assert torch.equal(tc.jit(lambda a: lib.triple(a))(x), x * 2)   # the plugin's replacement
+    finally:
+        del sys.modules[name]
 
 
 # ---------------------------------------------------------------------------- register / unregister

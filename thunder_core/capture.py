@@ -381,7 +381,8 @@ def _torch_lookasides():
 def _merged_lookasides(registry):
     # torch callables -> their symbols, then every plugin's lookasides (the core's own in
     # builtin/lookasides.py); kept on the plugin registry, so registering a plugin renews it
-    return {**_torch_lookasides(), **registry.lookasides}
+    # (and, for the plugins' part, importing modules: the torch part, ~1200 entries, is kept)
+    return {**registry.cached("capture.torch_lookasides", lambda r: _torch_lookasides()), **registry.lookasides}
 
 
 class TracingInterpreter(Interpreter):
@@ -547,7 +548,7 @@ def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_o
     """Trace ``fn(*args, **kwargs)``; see the module docstring. Fresh values are drawn through
     ``draw_log`` (guards/fresh.py: a jitted function's, whose prologue takes them next), else
     through a log of this capture's own."""
-    lookasides = plugins.registry().cached("capture.lookasides", _merged_lookasides)
+    lookasides = plugins.registry().cached("capture.lookasides", _merged_lookasides, per_imports=True)
     name = getattr(fn, "__name__", "fn")
     trace = _CaptureTrace("computation", grad_enabled=torch.is_grad_enabled())
     if symbolic:

@@ -147,7 +147,10 @@ def thunder_core_lookasides() -> dict:
         Every plugin's dict is merged; two plugins replacing one callable is an error naming
         both. Torch callables that have symbols are looked aside by the core itself, and so
         are ``nn.Module.__call__``, ``torch.utils.checkpoint.checkpoint`` and a few others
-        (``thunder_core/builtin/lookasides.py``).
+        (``thunder_core/builtin/lookasides.py``). Called when a trace is first made, and again
+        before the next trace once the program has imported more modules: a plugin may leave
+        out the callables of a library the program has not imported (``sys.modules``), so
+        that loading the plugin does not import it (thunder-distributed does so for FSDP2).
 
     A replacement may re-enter the interpreter (``interpreter.call(fn, args, kwargs)``
     interprets ``fn``), record symbols (call them: they record into the trace being built),

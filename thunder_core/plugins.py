@@ -25,6 +25,7 @@ the culprit.
 from __future__ import annotations
 
 import importlib.metadata
+import sys
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -194,8 +195,9 @@ class Registry:
 
     @property
     def lookasides(self) -> Mapping:
-        """callable -> replacement, of every enabled plugin (the core's own included)."""
-        return self.cached("lookasides", Registry._lookasides)
+        """callable -> replacement, of every enabled plugin (the core's own included); asked
+        of the plugins again once the program has imported more modules (``per_imports``)."""
+        return self.cached("lookasides", Registry._lookasides, per_imports=True)
 
     @property
     def transforms(self) -> Mapping:
@@ -212,14 +214,24 @@ class Registry:
         """name -> SharpEdgeChecker, of every enabled plugin (the core's own included)."""
         return self.cached("sharp_edge_checkers", Registry._sharp_edge_checkers)
 
-    def cached(self, key, compute: Callable[[Registry], object]):
+    def cached(self, key, compute: Callable[[Registry], object], per_imports: bool = False):
         """``compute(self)``, computed once and kept until the plugins change: for tables
         other modules derive from the plugins (capture's lookasides merged with torch's).
 
         :param key: names the table (e.g. ``"capture.lookasides"``); one key, one table.
         :param compute: ``compute(registry) -> table``.
+        :param per_imports: also compute it again when ``sys.modules`` has changed in size: for
+            tables derived from the lookasides, which a plugin may give for a library only
+            once the program has imported it (the hookspec ``thunder_core_lookasides``).
         :return: the table.
         """
+        if per_imports:
+            hit = self._memo.get(key)
+            if hit is not None and hit[0] == len(sys.modules):
+                return hit[1]
+            value = compute(self)
+            self._memo[key] = (len(sys.modules), value)  # (counted after: computing may import)
+            return value
         try:
             return self._memo[key]
         except KeyError:

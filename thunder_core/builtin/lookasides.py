@@ -186,10 +186,12 @@ def thunder_core_lookasides():
     table[torch.random.manual_seed] = _manual_seed
     table[torch.cuda.is_available] = _cuda_available
     table[torch._C._autograd._unsafe_set_version_counter] = _set_version_counter
-    from importlib import import_module
+    import sys
 
+    # those imported (importing torch._dynamo takes ~1 s; code calling its is_compiling has
+    # imported it, and the table is asked for again after imports: hookspecs.thunder_core_lookasides)
     for mod in ("torch.compiler", "torch._dynamo", "torch._dynamo.external_utils", "torch._utils"):
-        fn = getattr(import_module(mod), "is_compiling", None)
+        fn = getattr(sys.modules.get(mod), "is_compiling", None)
         if fn is not None:
             table[fn] = _compiling
     for name in ("_has_torch_function", "_has_torch_function_unary", "_has_torch_function_variadic"):
