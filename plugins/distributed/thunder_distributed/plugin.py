@@ -4,10 +4,12 @@ Hooks: ``thunder_core_symbols`` (the collectives, symbols.py), ``thunder_core_vj
 (vjp.py) and ``thunder_core_lookasides``: ``torch.distributed``'s collectives traced as
 symbols (api.py), the rank and world size read as guarded process state, functional
 collectives waited for where they are made, and the compositions with
-``DistributedDataParallel`` (ddp.py) and FSDP2's ``fully_shard`` (fsdp.py).
+``DistributedDataParallel`` (ddp.py) and FSDP2's ``fully_shard`` (fsdp.py, fsdp_hooks.py).
 """
 
 from __future__ import annotations
+
+import sys
 
 import torch.distributed as dist
 from thunder_core.extend import API_VERSION, hookimpl, read_state
@@ -37,6 +39,10 @@ def _tracing(interpreter, args, kwargs):
     return True
 
 
+#: the module of FSDP2's state, whose forward hooks the plugin looks aside
+_FSDP2 = "torch.distributed.fsdp._fully_shard._fsdp_state"
+
+
 @hookimpl
 def thunder_core_symbols():
     from . import symbols
@@ -55,7 +61,7 @@ def thunder_core_vjp_rules():
 def thunder_core_lookasides():
     import torch.distributed._functional_collectives as funcol
 
-    from . import ddp, fsdp
+    from . import ddp
     from .api import REPLACEMENTS
 
     table = {fn: _interpreted(replacement) for fn, replacement in REPLACEMENTS.items()}
@@ -63,5 +69,8 @@ def thunder_core_lookasides():
         table[getattr(fn, "__func__", fn)] = _state(fn)
     table[funcol._are_we_tracing] = _tracing
     table.update(ddp.LOOKASIDES)
-    table.update(fsdp.lookasides())
+    if _FSDP2 in sys.modules:  # FSDP2's hooks exist once the program imported fully_shard; thunder_core
+        from . import fsdp_hooks  # asks again after new imports (and importing FSDP here would cost ~0.45 s)
+
+        table.update(fsdp_hooks.lookasides())
     return table
