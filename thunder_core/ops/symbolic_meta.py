@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import operator
 
-import sympy
-
 from ..ir.proxies import NumberProxy, TensorProxy, flat_proxies
 
 __all__ = ["Untranslatable", "has_symbolic", "symbolic_fake_run"]
@@ -86,6 +84,8 @@ def _fold(fn, args):
 
 def _number(expr, syms):
     """A sympy expression over the run's symbols as arithmetic on the proxies (recorded)."""
+    import sympy  # (here: ~0.2 s to import, needed only once torch's symbolic shapes ran, which imported it)
+
     if isinstance(expr, sympy.Symbol):
         p = syms.of_symbol.get(expr)
         if p is None:

@@ -453,8 +453,13 @@ def _viewed_input(node):
 
 
 def unavailable():
+    """Why inductor cannot run here, or None. Asked when a jitted function is made: whether
+    ``torch._inductor`` is installed, without importing it (importing it imports torch._dynamo,
+    ~1 s, which the first compile's background thread does instead of the first call)."""
+    import importlib.util
+
     try:
-        import torch._inductor  # noqa: F401
+        found = importlib.util.find_spec("torch._inductor") is not None
     except Exception as e:  # noqa: BLE001
-        return f"torch._inductor cannot be imported: {e}"
-    return None
+        return f"torch._inductor cannot be found: {e}"
+    return None if found else "torch._inductor is not installed with this torch"

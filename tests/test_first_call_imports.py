@@ -1,0 +1,39 @@
+"""A process's first compile imports only what it uses: torch._dynamo/inductor (~1 s) are
+imported by the background compile that needs them, sympy (~0.2 s) by torch's symbolic shapes
+when an op's meta needs them, FSDP (~0.45 s) by the program that uses it (the plugins' lookaside
+tables are asked for again after imports)."""
+
+import os
+import subprocess
+import sys
+
+_PROGRAM = """
+import sys, torch
+import thunder_core as tc
+from thunder_core.examples.models import GPT
+
+torch.manual_seed(0)
+m = GPT(vocab=256, block_size=16, n_layer=2, n_embd=32, n_head=4).eval()
+idx = torch.randint(0, 256, (1, 16))
+j = tc.jit(m)
+with torch.no_grad():
+    out = j(idx)
+heavy = [name for name in ("torch._dynamo", "torch._inductor", "sympy", "torch.distributed.fsdp") if name in sys.modules]
+assert not heavy, f"imported by the first call: {heavy}"
+torch.testing.assert_close(out, m(idx))
+assert tc.wait_for_compiles(300)
+with torch.no_grad():
+    torch.testing.assert_close(j(idx), m(idx))  # the compiled tier (which imported inductor)
+states = [t.state for t in j._tc_jfn._last.tiered]
+assert "torch._inductor" in sys.modules and "compiled" in states, states
+
+def f(x):  # torch._dynamo.is_compiling, imported after the first trace, is True while tracing
+    return x * 2 if torch._dynamo.is_compiling() else x.nonzero()
+torch.testing.assert_close(tc.jit(f)(torch.ones(3)), torch.ones(3) * 2)
+"""
+
+
+def test_the_first_call_imports_neither_dynamo_nor_sympy_nor_fsdp():
+    # as a user runs it: the default executors, no verifier, no Triton interpreter (the suite's settings)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("THUNDER_CORE_", "TRITON_"))}
+    subprocess.run([sys.executable, "-c", _PROGRAM], check=True, timeout=600, env=env)
