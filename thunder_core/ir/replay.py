@@ -157,7 +157,10 @@ def replay(template, args, kwargs, trace, equalities):
         new = object.__new__(type(b))
         new.__dict__.update(sym=b.sym, args=substitute(b.args, env), output=substitute(b.output, env), subsymbols=subs,
                             source=source, header=b.header, tags=b.tags,
-                            kwargs=MappingProxyType(substitute(dict(b.kwargs), env)) if kwargs_hold else b.kwargs)
+                            kwargs=MappingProxyType(substitute(dict(b.kwargs), env)) if kwargs_hold else b.kwargs,
+                            # (the cached argument lists, renamed from the template's: no walk of the copy's)
+                            flat_args=tuple([env.get(id(p), p) for p in b.flat_args]),
+                            flat_outs=tuple([env.get(id(p), p) for p in b.flat_outs]))
         if numbers and equalities is not None:
             equalities.track(new, new.flat_args)
         return new
