@@ -197,13 +197,19 @@ def partition(trace: Trace, executors, model: CostModel | None = None, *, lower:
     by_name = {ex.name: ex for ex in executors}
     fallback = next((ex for ex in executors if ex.fallback), None)
 
+    per_op_fns: dict = {}  # region_key -> the fallback's function for regions of that structure (one per layer)
+
     def _lowered(c, region, ex):
         if not ex.compiles:
             return c.lower(region)
         table = fallback.implementations() if fallback is not None else {}
         per_op = all(b.sym.id in table for b in region.bsyms)
-        t = TieredRegion(region.name, ex.name, c.lower, region, region_callable(region, table) if per_op else None,
-                         fallback.name if per_op else None, wait_for_compile or not per_op)
+        fn = None
+        if per_op:
+            key = region_key(region)
+            fn = per_op_fns.get(key) or per_op_fns.setdefault(key, region_callable(region, table))
+        t = TieredRegion(region.name, ex.name, c.lower, region, fn, fallback.name if per_op else None,
+                         wait_for_compile or not per_op)
         out.tiered.append(t)
         return t
 
