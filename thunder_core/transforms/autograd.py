@@ -218,14 +218,18 @@ def _map(x, f):
     return x
 
 
-def _map_bsym(b, f, holds=None):
-    """``b`` (and its subsymbols) with ``f`` applied to every tensor proxy it reads or defines.
-    ``holds(bsym)``: whether a (sub)symbol holds a proxy ``f`` changes; one that does not is
-    kept as it is (looking through cached argument lists is much cheaper than rebuilding)."""
-    if holds is not None and not holds(b):
+def _map_bsym(b, f):
+    """``b`` (and its subsymbols) with ``f`` applied to every tensor proxy it reads or defines;
+    ``b`` itself when ``f`` changes none (one walk: most calls of a backward hold nothing a
+    mapping changes, and looking through cached argument lists is much cheaper than rebuilding)."""
+    subs = b.subsymbols
+    mapped = [_map_bsym(s, f) for s in subs] if subs else None
+    if (mapped is None or all(m is s for m, s in zip(mapped, subs))) and \
+            all(f(p) is p for p in b.flat_args if isinstance(p, TensorProxy)) and \
+            all(f(p) is p for p in b.flat_outs if isinstance(p, TensorProxy)):
         return b
     return b.replace(args=_map(b.args, f), kwargs=_map(dict(b.kwargs), f), output=_map(b.output, f),
-                     subsymbols=[_map_bsym(s, f, holds) for s in b.subsymbols])
+                     subsymbols=mapped if mapped is not None else ())
 
 
 def _sub(x, rename):
@@ -315,7 +319,7 @@ def build(joint: Trace, fusing: bool = True) -> Split:
     saved, recompute = choose_saved(joint, needed, fusing, bwd_syms)
     # the backward sees forward values as plain (detached) tensors: requires_grad off everywhere
     detach = _without_grad({})
-    bwd.bound_symbols = [_map_bsym(b, detach, _holds_grad) for b in _interleave(recompute, bwd_syms)]
+    bwd.bound_symbols = [_map_bsym(b, detach) for b in _interleave(recompute, bwd_syms)]
     bwd.args = [_map(p, detach) for p in (*saved, *cts)]
     bwd.output = _map(bwd.output, detach)
     fwd = joint.derive(name="forward", output=(joint.output, tuple(saved)))
@@ -394,12 +398,6 @@ def _accumulate(b, args, result, grads, cotangents):
                 g = g.to(a.dtype)
             prev = grads.get(id(a))
             grads[id(a)] = g if prev is None else _vjp.add_cotangent(prev, g) if id(prev) in cotangents else prev + g
-
-
-def _holds_grad(b) -> bool:
-    """Does ``b`` or a subsymbol read or define a proxy requiring grad (most backward calls do not)?"""
-    return any(isinstance(p, TensorProxy) and p.requires_grad for p in (*b.flat_args, *b.flat_outs)) or \
-        any(_holds_grad(s) for s in b.subsymbols)
 
 
 def _without_grad(m):
