@@ -78,6 +78,24 @@ def test_first_calls_run_op_by_op_then_the_compiled_region_is_swapped_in():
     assert jf._last.computation.__globals__[t.name] is t.compiled  # the swap replaced the name: no indirection
 
 
+def test_regions_of_one_structure_share_their_per_op_function():
+    slow = Slow()  # (blocked: the calls below run the per-op tier)
+
+    def two_layers(x, y, w):
+        a = torch.tanh(x * y + x) * 2
+        b = a @ w  # (not elementwise: the second run is a region of its own)
+        return torch.tanh(b * y + b) * 2, a
+
+    jf = tc.jit(two_layers, executors=[slow.ex, "torch"])
+    x, y, w = torch.randn(4, 3), torch.randn(4, 3), torch.randn(3, 3)
+    torch.testing.assert_close(jf(x, y, w), two_layers(x, y, w))
+    first, second = jf._last.tiered
+    assert first.name != second.name and first.baseline is second.baseline  # rendered and compiled once
+    assert first.per_op_calls == second.per_op_calls == 1
+    slow.release.set()
+    assert tc.wait_for_compiles(30)
+
+
 def test_calls_while_the_compile_finishes_equal_eager_every_time():
     slow = Slow()
     jf = tc.jit(f, executors=[slow.ex, "torch"])

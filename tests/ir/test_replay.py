@@ -7,7 +7,7 @@ import re
 import pytest
 import torch
 
-from thunder_core.ir import Symbol, Trace, replay, tracing, verify
+from thunder_core.ir import Symbol, Trace, flat_proxies, replay, tracing, verify
 
 from . import toy_prims as prims
 from . import toy_torch as ltorch
@@ -57,6 +57,9 @@ def test_a_second_call_of_the_same_structure_is_a_copy_with_fresh_names(trace):
     assert second.args == (b,) and second.output is out_b and out_b is not out_a
     defined = [{p.name for s in _walk(x) for p in s.flat_outs} for x in (first, second)]
     assert defined[0] and not defined[0] & defined[1]
+    for copied in _walk(second):  # its argument lists are those of its arguments (renamed from the template's)
+        assert copied.flat_args == tuple(flat_proxies((copied.args, copied.kwargs)))
+        assert copied.flat_outs == tuple(flat_proxies(copied.output))
     trace.output = (out_a, out_b)
     verify(trace)
 

@@ -110,6 +110,22 @@ def test_replace_returns_the_same_object_when_nothing_changes(trace):
     assert bsym.args == (t0,) and {bsym: "a", new: "b"}[bsym] == "a"  # hashable: side tables key by it
 
 
+def test_replace_recomputes_what_depends_on_a_changed_field(trace):
+    t0, t1 = trace.args
+    prims.sum(t0, dims=(1,))
+    (bsym,) = trace.bound_symbols
+    flat_args, flat_outs = bsym.flat_args, bsym.flat_outs  # computed (and cached) before the copies
+    assert bsym.replace(args=(t1,)).flat_args == (t1,) and bsym.replace(args=(t1,)).flat_outs is flat_outs
+    other = TensorProxy("t9", (2,), torch.float32, "cpu")
+    renamed = bsym.replace(output=other)
+    assert renamed.flat_outs == (other,) and renamed.flat_args is flat_args
+    noted = bsym.replace(header="a note")
+    assert noted.header == "a note" and noted.flat_args is flat_args and noted.flat_outs is flat_outs
+    assert bsym.replace(kwargs={"dims": (0,)}).kwargs == {"dims": (0,)}
+    with pytest.raises(TypeError, match="no field 'flat_args'"):
+        bsym.replace(flat_args=())
+
+
 def test_bound_symbols_can_be_built_by_hand():
     t0 = TensorProxy("t0", (2,), torch.float32, "cpu")
     t1 = TensorProxy("t1", (2,), torch.float32, "cpu")

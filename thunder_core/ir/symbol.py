@@ -217,6 +217,8 @@ def _check_output(sym: Symbol, out) -> list[Proxy]:
     return leaves
 
 
+_FIELDS = frozenset({"sym", "args", "kwargs", "output", "subsymbols", "source", "header", "tags"})
+
 def _same(a, b) -> bool:
     """Structural equality that never calls a proxy's ``__eq__`` (which would record an op)."""
     if a is b:
@@ -297,8 +299,8 @@ class BoundSymbol:
         d = self.__dict__
         changed = {}
         for k, v in changes.items():
-            if k not in d:
-                raise TypeError(f"BoundSymbol has no field {k!r}")
+            if k not in _FIELDS:
+                raise TypeError(f"BoundSymbol has no field {k!r}; its fields are {', '.join(sorted(_FIELDS))}")
             v = _normalize(k, v)
             if not _same(d[k], v):
                 changed[k] = v
