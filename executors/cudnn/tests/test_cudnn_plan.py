@@ -174,6 +174,21 @@ def test_can_plan_says_why_without_the_frontend(monkeypatch):
     monkeypatch.setattr(library, "missing", lambda: "the cuDNN frontend cannot be imported (test)")
     monkeypatch.setattr(plugin, "missing", library.missing)
     assert plugin.can_plan(profile("h100")) == "cannot build its graphs: the cuDNN frontend cannot be imported (test)"
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)  # (a GPU machine: the frontend is imported)
+    assert plugin.unavailable() == "the cuDNN frontend cannot be imported (test)"
+
+
+def test_without_a_gpu_unavailable_does_not_import_the_frontend(monkeypatch):
+    import importlib.util
+
+    from thunder_executor_cudnn import plugin
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(plugin, "missing", lambda: pytest.fail("the cuDNN frontend was imported"))
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: object())  # installed
+    assert plugin.unavailable().startswith("no CUDA device")
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None)  # not installed: the import says why
+    monkeypatch.setattr(plugin, "missing", lambda: "the cuDNN frontend cannot be imported (test)")
     assert plugin.unavailable() == "the cuDNN frontend cannot be imported (test)"
 
 

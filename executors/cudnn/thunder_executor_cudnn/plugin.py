@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.util
+
 from thunder_core.extend import API_VERSION, Executor, hookimpl
 
 from . import __version__
@@ -20,14 +22,18 @@ DISPATCH_US = {"cuda": 60.0}
 
 
 def unavailable() -> str | None:
-    reason = missing()
-    if reason:
-        return reason
     import torch
 
     if not torch.cuda.is_available():
+        # the frontend is imported only where it can run (it cost a CPU program's first tc.jit
+        # ~0.03 s); an absent one still gets the import's own message
+        if importlib.util.find_spec("cudnn") is None:
+            return missing()
         return ("no CUDA device; tc.plan(..., target='h100') still builds and validates its graphs ahead of time "
                 "(without a GPU)")
+    reason = missing()
+    if reason:
+        return reason
     major, _ = torch.cuda.get_device_capability()
     if major < 8:
         return f"the GPU is sm_{major}x; cuDNN's fused attention and normalization graphs need sm_80 or newer"

@@ -3,6 +3,7 @@ core (claims are planned with NVFUSER_CLAIMS, a copy that makes no artifacts), s
 every venv, nvFuser installed or not."""
 
 import dataclasses
+import importlib.util
 import os
 import re
 import subprocess
@@ -102,13 +103,26 @@ def test_cpu_tensors_are_declined():
 
 
 def test_unavailable_says_why(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(plugin, "_IMPORT", ["nvfuser_direct cannot be imported (ModuleNotFoundError: x); hint"])
     assert plugin.unavailable().startswith("nvfuser_direct cannot be imported")
     assert plugin.can_plan(profile("h100")).startswith("cannot build fusion definitions: nvfuser_direct")
     monkeypatch.setattr(plugin, "_IMPORT", [None])
+    assert plugin.unavailable() is None
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: object())  # (installed, as _IMPORT says)
     assert plugin.unavailable().startswith("no CUDA device (nvFuser runs fusions on NVIDIA GPUs only)")
     assert plugin.can_plan(profile("h100")) is None
+
+
+def test_without_a_gpu_unavailable_does_not_import_nvfuser(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(plugin, "nvfuser_missing", lambda: pytest.fail("nvfuser_direct was imported"))
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: object())  # installed
+    assert plugin.unavailable().startswith("no CUDA device")
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None)  # not installed: the import says why
+    monkeypatch.setattr(plugin, "nvfuser_missing", lambda: "nvfuser_direct cannot be imported (test)")
+    assert plugin.unavailable() == "nvfuser_direct cannot be imported (test)"
 
 
 def test_the_missing_library_names_the_wheel_for_this_torch(monkeypatch):

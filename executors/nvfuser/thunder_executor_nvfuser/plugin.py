@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.util
+
 from thunder_core.extend import API_VERSION, Executor, hookimpl
 
 from . import __version__
@@ -42,15 +44,17 @@ def nvfuser_missing() -> str | None:
 
 
 def unavailable() -> str | None:
-    missing = nvfuser_missing()
-    if missing:
-        return missing
     import torch
 
     if not torch.cuda.is_available():
+        # nvfuser_direct is imported only where it can run (it imports torch.distributed.tensor
+        # and sympy: seconds of a CPU program's first tc.jit); an absent one still gets the
+        # import's own message
+        if importlib.util.find_spec("nvfuser_direct") is None:
+            return nvfuser_missing()
         return ("no CUDA device (nvFuser runs fusions on NVIDIA GPUs only); tc.plan(..., target='h100') still "
                 "gives each region's fusion definition")
-    return None
+    return nvfuser_missing()
 
 
 def can_plan(target) -> str | None:

@@ -214,3 +214,23 @@ def test_a_script_under_the_interpreter_plans_through_the_worker(tmp_path):
     out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.count("script body ran") == 1
+
+
+def test_without_a_gpu_or_the_interpreter_unavailable_does_not_import_triton(monkeypatch):
+    import importlib.util
+
+    from thunder_executor_triton import plugin
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    monkeypatch.setattr(plugin, "_triton_missing", lambda: pytest.fail("triton was imported"))
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: object())  # installed
+    assert plugin.unavailable().startswith("no CUDA device; set TRITON_INTERPRET=1")
+    monkeypatch.setattr(plugin, "_triton_missing", lambda: None)
+    monkeypatch.setenv("TRITON_INTERPRET", "1")  # its interpreter runs on the CPU: the import decides
+    assert plugin.unavailable() is None
+    monkeypatch.setattr(plugin, "_triton_missing", lambda: "triton (and numpy) cannot be imported: test")
+    assert plugin.unavailable() == "triton (and numpy) cannot be imported: test"
+    monkeypatch.delenv("TRITON_INTERPRET")
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None)  # not installed: the import says why
+    assert plugin.unavailable() == "triton (and numpy) cannot be imported: test"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 
 from thunder_core.extend import API_VERSION, Executor, hookimpl
@@ -30,15 +31,16 @@ def _triton_missing() -> str | None:
 
 
 def unavailable() -> str | None:
-    missing = _triton_missing()
-    if missing:
-        return missing
     import torch
 
-    if torch.cuda.is_available() or os.environ.get("TRITON_INTERPRET") == "1":
-        return None
-    return ("no CUDA device; set TRITON_INTERPRET=1 to run its kernels on CPU tensors in Triton's interpreter "
-            "(slow: a correctness tool); tc.plan(..., target='h100') compiles them ahead of time without a GPU")
+    if not torch.cuda.is_available() and os.environ.get("TRITON_INTERPRET") != "1":
+        # triton (and numpy) are imported only where they can run: importing them cost a CPU
+        # program's first tc.jit ~0.1 s; an absent triton still gets the import's own message
+        if importlib.util.find_spec("triton") is None:
+            return _triton_missing()
+        return ("no CUDA device; set TRITON_INTERPRET=1 to run its kernels on CPU tensors in Triton's interpreter "
+                "(slow: a correctness tool); tc.plan(..., target='h100') compiles them ahead of time without a GPU")
+    return _triton_missing()
 
 
 def can_plan(target) -> str | None:
