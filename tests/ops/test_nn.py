@@ -290,9 +290,66 @@ def test_dropout2d_on_3d_input_warns_and_drops_channels():
         check_stateful(F.dropout2d, x, 0.5, seed=0)
 
 
+INPLACE_DROPOUTS = [(F.dropout, (r(4, 5), 0.5)), (F.dropout1d, (r(3, 5), 0.5)), (F.dropout2d, (x4, 0.4)),
+                    (F.dropout3d, (r(2, 3, 2, 2, 2), 0.5)), (F.alpha_dropout, (r(4, 5), 0.2)),
+                    (F.feature_alpha_dropout, (x4, 0.3))]
+
+
+@pytest.mark.parametrize("fn, args", INPLACE_DROPOUTS, ids=lambda v: getattr(v, "__name__", ""))
+def test_inplace_dropout_in_training_writes_eagers_noise_into_its_input(fn, args):
+    import thunder_core as tc
+
+    def f(x, *rest):
+        y = x * 1
+        out = fn(y, *rest, training=True, inplace=True)
+        return out, y, out.sum()  # (y after the write, as eager's returned tensor is y itself)
+
+    want, got = [], []
+    for run, into in ((f, want), (tc.jit(f, executors=["torch"]), got)):
+        torch.manual_seed(7)
+        into.extend(run(*args))
+    for g, w in zip(got, want):
+        assert torch.equal(g, w)
+    trace = tc.last_traces(_jitted(f, args))[0]
+    name = f"ltorch.{fn.__name__}_"
+    assert any(b.sym.id == name and "inplace" in b.sym.tags for b in trace.bound_symbols), str(trace)
+
+
+def _jitted(f, args):
+    import thunder_core as tc
+
+    j = tc.jit(f, executors=["torch"])
+    j(*args)
+    return j
+
+
+def test_inplace_dropout_gradients_see_the_write():
+    import thunder_core as tc
+
+    def f(x, w):
+        h = torch.tanh(x @ w) * 1
+        F.dropout(h, 0.5, True, inplace=True)  # the result is not used: h itself was written
+        return h.sin().sum()
+
+    x, w = r(3, 4, 5), r(5, 5).requires_grad_(True)
+    torch.manual_seed(3)
+    f(x, w).backward()
+    want, w.grad = w.grad, None
+    torch.manual_seed(3)
+    tc.jit(f)(x, w).backward()
+    torch.testing.assert_close(w.grad, want)
+
+
+def test_inplace_dropout_that_drops_nothing_records_no_write():
+    import thunder_core as tc
+
+    for kwargs in ({"training": False}, {"p": 0.0}):
+        j = _jitted(lambda x: F.dropout(x, inplace=True, **kwargs), (r(4),))
+        assert not any("inplace" in b.sym.tags for b in tc.last_traces(j)[0].bound_symbols)
+
+
 @pytest.mark.parametrize("fn, args, kwargs, error, match", [
     (F.dropout, (r(3), 1.5), {}, ValueError, "between 0 and 1"),
-    (F.dropout, (r(3), 0.5), {"inplace": True}, NotImplementedError, "inplace=False"),
     (F.dropout1d, (x4,), {}, RuntimeError, "2D or 3D"),
     (F.embedding, (ints(4, 3), r(4, 2)), {"max_norm": 1.0}, NotImplementedError, "max_norm"),
     (F.embedding, (r(3), r(4, 2)), {}, RuntimeError, "int64 or int32"),

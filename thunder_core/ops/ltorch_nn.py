@@ -20,6 +20,7 @@ neighbours, by mode) have no trait: consumers treat them as library kernels.
 
 from __future__ import annotations
 
+import inspect
 import math
 
 import torch
@@ -27,6 +28,7 @@ import torch.nn.functional as _F
 
 from ..ir.traits import ELEMENTWISE, INDEXING, MATMUL, RANDOM, REDUCTION, SHAPE
 from . import prims
+from .ltorch_elementwise import inplace_variant, register_front
 from .registry import TORCH_CALLS, F, T, fake_meta, torch_op
 
 
@@ -130,6 +132,43 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Channel-wise alpha dropout."""
     return _dropout("F.feature_alpha_dropout", input, p, training, inplace,
                     _feature_shape("feature_alpha_dropout", input), alpha=True)
+
+
+def _inplace_front(entry, inplace, f_fn):
+    """``F.<dropout>(..., inplace=True)`` in training: the in-place op (run whole, in place, in
+    program order; the autograd split makes it the functional op, like any other write);
+    otherwise the functional op, which returns the input itself when nothing is dropped."""
+    sig = inspect.signature(f_fn)
+
+    def front(*args, **kwargs):
+        bound = sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        a = bound.arguments
+        writes = a.pop("inplace") and a["training"] and a["p"] != 0
+        return (inplace if writes else entry)(**a)
+    front.__name__, front.symbol = entry.symbol.name, entry.symbol  # (the op F.<dropout> stands for, as an alias's)
+    return front
+
+
+def _inplace_impl(f_fn):
+    sig = inspect.signature(f_fn)
+
+    def run(args, kwargs):  # (the executor passes torch's positional form, ``inplace`` included)
+        bound = sig.bind(*args, **kwargs)
+        bound.arguments["inplace"] = True
+        return f_fn(*bound.args, **bound.kwargs)
+    return run
+
+
+_INPLACE_DROPOUTS = {}  # functional entry -> its in-place op's entry
+for _entry, _f in ((dropout, _F.dropout), (dropout1d, _F.dropout1d), (dropout2d, _F.dropout2d),
+                   (dropout3d, _F.dropout3d), (alpha_dropout, _F.alpha_dropout),
+                   (feature_alpha_dropout, _F.feature_alpha_dropout)):
+    _INPLACE_DROPOUTS[_entry] = inplace_variant(
+        _entry.symbol.name + "_", _f, ("input", "p"), (), impl=_inplace_impl(_f), callables=[],
+        traits=(ELEMENTWISE, RANDOM))
+    register_front(_inplace_front(_entry, _INPLACE_DROPOUTS[_entry], _f), [_f], callables=[])
+del _entry, _f
 
 
 # ---------------------------------------------------------------- attention
