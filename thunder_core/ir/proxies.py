@@ -31,7 +31,7 @@ import functools
 import keyword
 import math
 import operator
-from dataclasses import dataclass, fields
+from dataclasses import FrozenInstanceError, dataclass, fields
 from types import MappingProxyType
 from typing import Any, Callable
 
@@ -435,6 +435,20 @@ class TensorProxy(Proxy):
                 f"thunder_core.ir.proxies.TENSOR_METHODS. If torch.Tensor.{attr} exists, the ops package does not "
                 f"support it yet; register a symbol with TENSOR_METHODS[{attr!r}] = <symbol>.")
         return functools.partial(fn, self)
+
+
+def _set_attribute(self, name: str, value) -> None:
+    # `t.requires_grad = flag` is `t.requires_grad_(flag)` in torch, and recorded like it (HF
+    # wav2vec2's feature encoder does it); a proxy's fields are its recorded metadata otherwise
+    if name == "requires_grad":
+        self.requires_grad_(value)
+        return
+    raise FrozenInstanceError(f"Cannot set `.{name}` of the traced tensor {self.name}: while tracing, a tensor is a "
+                              f"record of its metadata. Keep the value in a variable (or an attribute of a module or "
+                              f"another object) instead.")
+
+
+TensorProxy.__setattr__ = _set_attribute  # (after @dataclass: frozen dataclasses refuse a __setattr__ of their own)
 
 
 def _table_entry(key: str, proxy: TensorProxy, op: str) -> Callable:
