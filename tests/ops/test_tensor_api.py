@@ -88,3 +88,16 @@ def test_torch_seed_inside_the_function_is_refused_by_name():
 
     with pytest.raises(TracingError, match="torch.seed inside a jitted function would run once"):
         tc.jit(fn)(torch.zeros(2))
+
+
+@pytest.mark.parametrize("pytype", [int, float, bool, complex])
+def test_python_types_as_dtypes_like_eager(pytype):
+    # torch's argument parser takes Python types for dtypes (HF masking utilities:
+    # `torch.zeros(batch_size, device=device, dtype=int)`)
+    def f(x):
+        return (torch.zeros(x.shape[0], dtype=pytype), torch.full((2,), 1, dtype=pytype), x.to(pytype),
+                x.to(dtype=pytype), x.new_ones(3, dtype=pytype), x.to("cpu", pytype))
+
+    x = torch.randn(4)
+    for got, want in zip(tc.jit(f)(x), f(x)):
+        assert got.dtype == want.dtype and torch.equal(got, want)

@@ -75,8 +75,9 @@ def _to_front(self, *args, **kwargs):
     """``Tensor.to`` in any of torch's forms: ``to(dtype, ...)``, ``to(device=None, dtype=None,
     ...)`` and ``to(other, ...)``, normalized to the ``to`` op's keywords."""
     first = args[0] if args else kwargs.get("other", kwargs.get("dtype"))
+    dtype_first = isinstance(first, torch.dtype) or type(first) is type and first in (int, float, bool, complex)
     form = _to_other if isinstance(first, (TensorProxy, torch.Tensor)) else \
-        _to_dtype if args and isinstance(first, torch.dtype) else _to_device
+        _to_dtype if args and dtype_first else _to_device  # (`to(float)`: Python types are dtypes to torch)
     kw, memory_format = form(*args, **kwargs)
     if kw.get("device") is not None:
         kw["device"] = torch.device(kw["device"])
