@@ -259,7 +259,7 @@ def augment(trace: Trace) -> Trace:
         for b in trace.bound_symbols:
             if rename:
                 b = _sub_bsym(b, rename)
-            fwd = _vjp.forward_of(b.sym.id)
+            fwd = _vjp.forward_of(b.sym.id, b)
             if fwd is None or not any(isinstance(p, TensorProxy) and p.requires_grad for p in b.flat_outs):
                 new.bound_symbols.append(b)
                 continue

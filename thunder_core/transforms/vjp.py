@@ -80,17 +80,25 @@ def vjp(*ids: str, applies: Callable | None = None):
     return register
 
 
-def forward_of(sid: str):
-    """The training forward of symbol ``sid`` (see FORWARD) or None."""
+def forward_of(sid: str, bsym=None):
+    """The training forward of symbol ``sid`` (for the call ``bsym``, if given) or None (none
+    for a call on complex tensors whose rule is replaced there, see :func:`rule_for`)."""
     if not _builtins_loaded:
         _load_builtins()
-    return FORWARD.get(sid)
+    fwd = FORWARD.get(sid)
+    if fwd is not None and bsym is not None and _complex_fallback(sid, bsym):
+        return None
+    return fwd
 
 
 def rule_for(sid: str, bsym=None):
     """The rule of symbol ``sid`` (for the call ``bsym``, if given) or None: the built-in one,
     else a plugin's (a built-in rule wins over a plugin's). Loads the built-in tables on
-    first use."""
+    first use. A call on complex tensors gets :func:`torch_vjp_rule` instead of a built-in
+    torch-level rule that is not known to be right for them (torch's gradients of complex
+    functions are conjugate Wirtinger derivatives: ``mul``'s is ``g * y.conj()``; the rules
+    are written for real dtypes, and the prims' rules send complex calls to the fallback
+    themselves)."""
     if not _builtins_loaded:
         _load_builtins()
     rule = VJP.get(sid)
@@ -98,7 +106,22 @@ def rule_for(sid: str, bsym=None):
         return plugins.registry().vjp_rules.get(sid)
     if bsym is not None and sid in APPLIES and not APPLIES[sid](bsym):
         return None
+    if bsym is not None and _complex_fallback(sid, bsym):
+        return torch_vjp_rule if sid in TORCH_IMPLS else None  # (None: through its decomposition's prims)
     return rule
+
+
+#: torch-level symbols whose rules are right for complex tensors too: they add, negate, sum or
+#: average elements with real coefficients (symbols with the "view" or "shape" trait, which only
+#: move elements, are right too)
+COMPLEX_SAFE = {"ltorch.add", "ltorch.sub", "ltorch.neg", "ltorch.sum", "ltorch.mean", "ltorch.cat", "ltorch.stack",
+                "ltorch.clone", "ltorch.contiguous"}
+
+
+def _complex_fallback(sid: str, bsym) -> bool:
+    if sid.startswith("prims.") or sid in COMPLEX_SAFE or not bsym.sym.tags.isdisjoint(("view", "shape")):
+        return False
+    return any(isinstance(p, TensorProxy) and p.dtype.is_complex for p in (*bsym.flat_args, *bsym.flat_outs))
 
 
 def _load_builtins():
