@@ -65,6 +65,23 @@ MORE_SPECS = {
     "bart": ("AutoModelForSeq2SeqLM", "bart", dict(vocab_size=VOCAB, d_model=32, encoder_layers=2, decoder_layers=2,
                                                   encoder_attention_heads=4, decoder_attention_heads=4,
                                                   encoder_ffn_dim=64, decoder_ffn_dim=64, max_position_embeddings=64)),
+    # (added 2026-11-27: Llama 4's complex rotary embedding found the complex-gradient bug)
+    "llama4_text": ("AutoModelForCausalLM", "llama4_text", dict(_GQA, head_dim=8, num_local_experts=2,
+                                                                intermediate_size_mlp=64)),
+    "qwen3_moe": ("AutoModelForCausalLM", "qwen3_moe", dict(_GQA, num_experts=4, num_experts_per_tok=2,
+                                                            moe_intermediate_size=32, head_dim=8)),
+    "gemma3_text": ("AutoModelForCausalLM", "gemma3_text", dict(_GQA, head_dim=8)),
+    "cohere": ("AutoModelForCausalLM", "cohere", _GQA),
+    "nemotron": ("AutoModelForCausalLM", "nemotron", _GQA),
+    "gpt_bigcode": ("AutoModelForCausalLM", "gpt_bigcode", dict(vocab_size=VOCAB, n_embd=32, n_layer=2, n_head=4,
+                                                                n_positions=64)),
+    "esm": ("AutoModelForMaskedLM", "esm", dict(_SMALL, pad_token_id=1, mask_token_id=2)),
+    "big_bird": ("AutoModelForMaskedLM", "big_bird", dict(_SMALL, attention_type="original_full")),
+    "mbart": ("AutoModelForSeq2SeqLM", "mbart", dict(vocab_size=VOCAB, d_model=32, encoder_layers=2, decoder_layers=2,
+                                                    encoder_attention_heads=4, decoder_attention_heads=4,
+                                                    encoder_ffn_dim=64, decoder_ffn_dim=64, max_position_embeddings=64)),
+    "mt5": ("AutoModelForSeq2SeqLM", "mt5", dict(vocab_size=VOCAB, d_model=32, d_kv=8, d_ff=64, num_layers=2,
+                                                num_heads=4, decoder_start_token_id=0)),
 }
 MORE_NAMES = list(MORE_SPECS)
 MORE_GENERATES = [n for n, (auto, _, _) in MORE_SPECS.items() if auto != "AutoModelForMaskedLM"]
