@@ -101,3 +101,14 @@ def test_python_types_as_dtypes_like_eager(pytype):
     x = torch.randn(4)
     for got, want in zip(tc.jit(f)(x), f(x)):
         assert got.dtype == want.dtype and torch.equal(got, want)
+
+
+def test_numpy_names_for_dim_and_keepdim_like_eager():
+    # torch's native functions take `axis` and `keepdims` (HF Funnel: `x.sum(axis=...)`)
+    def f(x):
+        return (torch.sum(x, axis=0, keepdims=True), x.mean(axis=1), torch.cat([x, x], axis=0),
+                x.amax(axis=-1, keepdims=True), torch.argmax(x, axis=0), x.std(axis=0))
+
+    x = torch.randn(3, 4)
+    for got, want in zip(tc.jit(f)(x), f(x)):
+        torch.testing.assert_close(got, want)

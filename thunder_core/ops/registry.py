@@ -101,6 +101,8 @@ class OpDef:
             kwargs = dict(kwargs)
             va = kwargs.pop(self.varargs)
             args = (*args, *(va if isinstance(va, (tuple, list, torch.Size)) else (va,)))
+        if kwargs and ("axis" in kwargs or "keepdims" in kwargs):
+            kwargs = self._numpy_names(kwargs)
         bound = self.signature.bind(*args, **kwargs)
         if self.varargs is not None:
             va = bound.arguments.get(self.varargs, ())
@@ -126,6 +128,16 @@ class OpDef:
                 _same(pos[-1], self.input_defaults[len(pos) - 1]):
             pos.pop()
         return pos, kw
+
+    def _numpy_names(self, kwargs):
+        """torch's argument parser takes NumPy's names for ``dim`` and ``keepdim`` (``x.sum(axis=0,
+        keepdims=True)``, as HF Funnel writes) in its native functions."""
+        params = self.signature.parameters
+        renamed = dict(kwargs)
+        for numpy, name in (("axis", "dim"), ("keepdims", "keepdim")):
+            if numpy in renamed and numpy not in params and name in params and name not in renamed:
+                renamed[name] = renamed.pop(numpy)
+        return renamed
 
     def to_torch_call(self, pos, kw):
         """A symbol call's (positional inputs, static keywords) -> torch's (args, kwargs)."""
