@@ -3,7 +3,7 @@ downloaded), through tc.jit with the default executors (as users get them: induc
 torch): the forward with the library's defaults (return_dict, use_cache, an attention mask
 with padding) equals eager's, a second call is a cache hit, the training loss and every
 parameter's gradient equal eager's (and the compile is split into forward and backward
-traces) (both also for hf.MORE_NAMES: 28 more architectures), and greedy generate (also for
+traces) (both also for hf.MORE_NAMES: 29 more architectures), and greedy generate (also for
 hf.MORE_GENERATES) with a KV cache gives eager's tokens through the jitted model."""
 
 import pytest

@@ -77,6 +77,8 @@ MORE_SPECS = {
                                                                 n_positions=64)),
     "esm": ("AutoModelForMaskedLM", "esm", dict(_SMALL, pad_token_id=1, mask_token_id=2)),
     "big_bird": ("AutoModelForMaskedLM", "big_bird", dict(_SMALL, attention_type="original_full")),
+    "funnel": ("AutoModelForMaskedLM", "funnel", dict(vocab_size=VOCAB, d_model=32, n_head=4, d_head=8, d_inner=64,
+                                                     block_sizes=[1, 1], num_decoder_layers=1)),
     "mbart": ("AutoModelForSeq2SeqLM", "mbart", dict(vocab_size=VOCAB, d_model=32, encoder_layers=2, decoder_layers=2,
                                                     encoder_attention_heads=4, decoder_attention_heads=4,
                                                     encoder_ffn_dim=64, decoder_ffn_dim=64, max_position_embeddings=64)),
