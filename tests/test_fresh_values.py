@@ -384,7 +384,7 @@ def test_values_that_cannot_be_inputs_are_refused_or_frozen_visibly():
         tc.jit(f)(X)
     jf = tc.jit(f, sharp_edges={"opaque-call": "allow"})
     assert torch.equal(jf(X), jf(X))  # the value read while tracing, as allowed
-    assert "os.urandom(...) = b'" in tc.explain(jf)
+    assert "os.urandom(...) = b" in tc.explain(jf)  # (b'…', or b"'" when the byte drawn is a quote: 1 in 256)
 
 
 def test_uuids_are_inputs_whose_numbers_are_symbolic():
