@@ -36,7 +36,7 @@ identity).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any, Callable
 
@@ -217,8 +217,6 @@ def _check_output(sym: Symbol, out) -> list[Proxy]:
     return leaves
 
 
-_FIELDS = frozenset({"sym", "args", "kwargs", "output", "subsymbols", "source", "header", "tags"})
-
 def _same(a, b) -> bool:
     """Structural equality that never calls a proxy's ``__eq__`` (which would record an op)."""
     if a is b:
@@ -345,3 +343,6 @@ class BoundSymbol:
             return self.python()
         except Exception:  # noqa: BLE001 - repr must not fail on a malformed bound symbol
             return f"<BoundSymbol {self.sym.id} (unprintable)>"
+
+
+_FIELDS = frozenset(f.name for f in fields(BoundSymbol))  # (what BoundSymbol.replace accepts)
