@@ -21,7 +21,7 @@ from ..ir import TensorProxy
 from ..ir.traits import ELEMENTWISE, SHAPE
 from . import prims
 from .ltorch_elementwise import ENTRIES, op, register_front
-from .registry import torch_op
+from .registry import PYTHON_DTYPES, torch_op
 
 __all__ = ["CALLABLES"]
 
@@ -75,7 +75,7 @@ def _to_front(self, *args, **kwargs):
     """``Tensor.to`` in any of torch's forms: ``to(dtype, ...)``, ``to(device=None, dtype=None,
     ...)`` and ``to(other, ...)``, normalized to the ``to`` op's keywords."""
     first = args[0] if args else kwargs.get("other", kwargs.get("dtype"))
-    dtype_first = isinstance(first, torch.dtype) or type(first) is type and first in (int, float, bool, complex)
+    dtype_first = isinstance(first, torch.dtype) or type(first) is type and first in PYTHON_DTYPES
     form = _to_other if isinstance(first, (TensorProxy, torch.Tensor)) else \
         _to_dtype if args and dtype_first else _to_device  # (`to(float)`: Python types are dtypes to torch)
     kw, memory_format = form(*args, **kwargs)

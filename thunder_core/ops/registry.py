@@ -74,7 +74,7 @@ INPLACE_VARIANTS: dict[str, str] = {}
 
 #: Python types torch's argument parser takes for a ``dtype`` (``torch.zeros(n, dtype=int)``, as
 #: HF's masking utilities write): the dtypes it makes of them
-_PYTHON_DTYPES = {int: torch.int64, float: torch.float64, bool: torch.bool, complex: torch.complex128}
+PYTHON_DTYPES = {int: torch.int64, float: torch.float64, bool: torch.bool, complex: torch.complex128}
 
 class OpDef:
     """Everything known about one torch-level op besides its Symbol."""
@@ -117,7 +117,7 @@ class OpDef:
             elif name in bound.arguments:
                 v = bound.arguments[name]
                 if name == "dtype" and type(v) is type:  # torch takes int, float, bool, complex for dtypes
-                    v = _PYTHON_DTYPES.get(v, v)
+                    v = PYTHON_DTYPES.get(v, v)
                 if p.kind is p.VAR_KEYWORD:
                     kw.update(v)
                 elif p.default is inspect.Parameter.empty or not _same(v, p.default):
