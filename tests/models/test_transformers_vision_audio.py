@@ -15,12 +15,12 @@ transformers = pytest.importorskip("transformers")
 _S = dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64)
 
 
-def _image(**kw):
-    return dict(pixel_values=torch.randn(2, 3, 32, 32, generator=torch.Generator().manual_seed(kw.get("seed", 0))))
+def _image(seed=0):
+    return dict(pixel_values=torch.randn(2, 3, 32, 32, generator=torch.Generator().manual_seed(seed)))
 
 
-def _audio(**kw):
-    return dict(input_values=torch.randn(2, 400, generator=torch.Generator().manual_seed(kw.get("seed", 0))))
+def _audio(seed=0):
+    return dict(input_values=torch.randn(2, 400, generator=torch.Generator().manual_seed(seed)))
 
 
 #: name -> (model class, config class, config arguments, inputs)
