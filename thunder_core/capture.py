@@ -34,6 +34,7 @@ from .ir.equalities import Equalities
 from .ir.symbol import without_unused_numbers
 from .ir.printing import PRINTER_GLOBALS
 from .ir.proxies import is_valid_name, number_proxy, tensor_proxy
+from .ir.size import textual
 from .user_errors import annotate, is_user_file, plugin_dirs
 # what a capture records (guard kinds, Guard, Capture) is defined with the guards; re-exported here
 from .guards.record import BOUND, EQUALS, IDENTITY, LENGTH, NO_HOOKS, SAME_AS, TENSOR, TYPE  # noqa: F401
@@ -387,6 +388,8 @@ def _merged_lookasides(registry):
 
 class TracingInterpreter(Interpreter):
     """The interpreter with torch's operations recorded into a trace."""
+
+    for_text = staticmethod(textual)  # f"{x.shape}": this call's sizes, guarded
 
     def draw(self, fn, args, kwargs=None, name=None, frozen=False):
         """A fresh value (see ``Interpreter.draw``): the call's next draw from the draw log

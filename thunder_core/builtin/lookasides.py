@@ -33,10 +33,23 @@ def _type(I, args, kwargs):
     # type(x) of a traced tensor is the tensor's type (torch.Tensor, nn.Parameter), as in eager;
     # isinstance and x.__class__ need nothing: the proxy reports that class itself.
     from ..ir import NumberProxy, TensorProxy
+    from ..ir.size import Size
 
-    if len(args) == 1 and not kwargs and isinstance(args[0], (TensorProxy, NumberProxy)):
-        return args[0].__class__  # a symbolic number's Python type
+    if len(args) == 1 and not kwargs and isinstance(args[0], (TensorProxy, NumberProxy, Size)):
+        return args[0].__class__  # a symbolic number's Python type; torch.Size for a traced shape
     return type(*args, **kwargs)
+
+
+def _as_text(fn):
+    """``str(v)``, ``repr(v)``, ``format(v, spec)``, ``ascii(v)``: of ``v`` with its symbolic
+    numbers replaced by their (guarded) values, as f-strings do (``Interpreter.for_text``)."""
+
+    def lookaside(I, args, kwargs):
+        if args and I.for_text is not None:
+            args = (I.for_text(args[0]), *args[1:])
+        return I.call_native(fn, args, kwargs)  # (as without the lookaside: str(uuid4()) is drawn)
+
+    return lookaside
 
 
 def _no_torch_function(I, args, kwargs):
@@ -176,6 +189,7 @@ def thunder_core_lookasides():
     import torch.utils.checkpoint as ckpt
 
     table[ckpt.checkpoint] = _checkpoint
+    table.update({fn: _as_text(fn) for fn in (str, repr, format, ascii)})
     table[jit] = _jit
     from .higher_order import lookasides as control_flow
 

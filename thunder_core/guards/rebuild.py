@@ -13,7 +13,7 @@ of the generated epilogue, recursively:
   constants;
 * an object that existed before the call (it has a provenance): fetched again along its path,
   like the prologue does, so it is the caller's own object (a constant when no path exists);
-* a tuple, list or dict: a literal;
+* a tuple, list or dict: a literal; a traced tensor's shape (ir/size.py): a ``torch.Size``;
 * a type registered with ``torch.utils._pytree`` (``ModelOutput``, named tuples,
   ``torch.return_types``, ``OrderedDict``...): its children rebuilt, then the registered
   unflatten (``spec.unflatten``);
@@ -35,6 +35,7 @@ import torch
 import torch.utils._pytree as pytree
 
 from ..ir import Proxy
+from ..ir.size import Size
 from .prologue import NotRefetchable, _Builder
 
 _SCALARS = (int, bool, str, bytes, float, complex, type(None))
@@ -106,6 +107,8 @@ class Rebuilder:
         t = type(v)
         if t in _SCALARS:
             return self.b.literal(v)
+        if t is Size:  # a traced tensor's shape: a torch.Size of this call's sizes (ir/size.py)
+            return f"{self.b.const(torch.Size, 'K')}((" + "".join(self.expr(x) + ", " for x in v) + "))"
         if isinstance(v, _CONSTANTS) or isinstance(v, torch.Tensor):
             return self.b.const(v, "K")
         var = self._memo.get(id(v))

@@ -33,6 +33,7 @@ from __future__ import annotations
 import operator
 
 from .proxies import NumberProxy, TensorProxy, flat_proxies
+from .size import Size
 
 __all__ = ["Equalities"]
 
@@ -137,7 +138,7 @@ class Equalities:
         if type(obj) is TensorProxy:
             shape = self.shape(obj.shape)
             if any(x is not y for x, y in zip(shape, obj.shape)):
-                object.__setattr__(obj, "shape", shape)  # frozen for users; this pass refines it
+                object.__setattr__(obj, "shape", Size(shape))  # frozen for users; this pass refines it
             self.track(obj, shape)
             return
         args, kwargs = self.canonical_value(obj.args), self.canonical_value(dict(obj.kwargs))

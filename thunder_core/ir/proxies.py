@@ -22,7 +22,8 @@ operator-to-key mapping is :data:`OPERATORS`.
 Numbers: under "constant values" caching a :class:`NumberProxy` carries its ``value``;
 under "symbolic values" it is symbolic (``value=None``, ``hint``: this call's number), its
 arithmetic is recorded and what needs its value is guarded (see :class:`NumberProxy`).
-Tensor shapes are tuples of ints for now.
+Tensor shapes are :class:`~thunder_core.ir.size.Size` tuples (ints and symbolic sizes) that the
+program sees as ``torch.Size``; a trace's arguments hold plain tuples.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ from types import MappingProxyType
 from typing import Any, Callable
 
 import torch
+
+from .size import Size
 
 __all__ = ["TENSOR_PROPERTIES", "Proxy", "TensorProxy", "NumberProxy", "NUMBER_METHODS", "NUMBER_FUNCTIONS", "TENSOR_METHODS", "OPERATORS", "tensor_proxy",
            "number_proxy", "proxy", "flat_proxies", "substitute", "is_valid_name", "NUMBER_PREFIXES"]
@@ -334,7 +337,7 @@ class TensorProxy(Proxy):
             raise ValueError(f"TensorProxy {self.name}: shape {shape} has a negative dimension.")
         if not isinstance(self.dtype, torch.dtype):
             raise TypeError(f"TensorProxy {self.name}: dtype must be a torch.dtype, got {self.dtype!r}.")
-        object.__setattr__(self, "shape", shape)
+        object.__setattr__(self, "shape", Size(shape))  # (what the program sees: torch.Size's behaviour)
         object.__setattr__(self, "device", torch.device(self.device))
         object.__setattr__(self, "requires_grad", bool(self.requires_grad))
 

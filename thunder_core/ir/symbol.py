@@ -45,6 +45,7 @@ import torch
 from .printing import annotation, print_value
 from .proxies import Proxy, TensorProxy, flat_proxies, is_valid_name
 from .replay import call_key, replay, replayable
+from .size import plain
 from .trace import current_equalities, current_guard_sink, current_trace
 
 __all__ = ["Symbol", "BoundSymbol", "TracingError", "without_unused_numbers"]
@@ -121,6 +122,9 @@ class Symbol:
                 f"Symbol {self.id} was called outside of a trace. Symbols record themselves into the trace being "
                 f"built and compute nothing: call it inside `with thunder_core.ir.tracing(trace):`, or run the "
                 f"trace through Trace.python_callable(impls) to execute implementations.")
+        args = plain(args)  # (a shape is a Size to the program, a plain tuple in the trace: ir/size.py)
+        if kwargs and (v := tuple(kwargs.values())) is not (p := plain(v)):
+            kwargs = dict(zip(kwargs, p))
         if trace.resolve_inputs is not None:
             args, kwargs = trace.resolve_inputs(args, kwargs)
         eqs = current_equalities()

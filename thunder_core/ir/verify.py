@@ -271,8 +271,10 @@ def _diff(actual, expected, where: str) -> str | None:
     name = actual.name if isinstance(actual, Proxy) else where
     if isinstance(expected, TensorProxy) and isinstance(actual, TensorProxy):
         for attr in ("shape", "dtype", "device", "requires_grad"):
-            if getattr(actual, attr) != getattr(expected, attr):
-                return f"{name} has {attr} {getattr(actual, attr)} but the rule gives {getattr(expected, attr)}"
+            a, e = getattr(actual, attr), getattr(expected, attr)
+            if a != e:  # (shapes as tuples: their sizes by trace name, as the trace prints them)
+                a, e = (tuple(a), tuple(e)) if attr == "shape" else (a, e)
+                return f"{name} has {attr} {a} but the rule gives {e}"
         return None
     if isinstance(expected, NumberProxy) and isinstance(actual, NumberProxy):
         if actual.python_type is not expected.python_type:

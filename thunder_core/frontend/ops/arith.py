@@ -36,6 +36,8 @@ def binary_op(I, f, inst):
         return
     if I.before_write is not None and inst.arg in _INPLACE and id(a) in I.outside:
         I.before_write(a)
+    if type(a) is str and I.for_text is not None:  # "%s" % (x,)
+        b = I.for_text(b)
     r = s[-1] = BINARY_OPS[inst.arg](a, b)
     if r is a and inst.arg in _INPLACE:
         e = I.outside.get(id(a))
@@ -203,14 +205,17 @@ def format_value(I, f, inst):
     if I.fresh_objects and I.is_fresh(s[-1]):  # f"{uuid.uuid4()}": formatted on every call
         s[-1] = I.draw(formatted, (s[-1], conv, spec), None, "format")
         return
-    s[-1] = formatted(s[-1], conv, spec)
+    s[-1] = formatted(s[-1] if I.for_text is None else I.for_text(s[-1]), conv, spec)
 
 
 @op("CONVERT_VALUE")
 def convert_value(I, f, inst):
     s = f.stack
     conv = _CONVERT[inst.arg]
-    s[-1] = I.draw(conv, (s[-1],), None, conv.__name__) if I.fresh_objects and I.is_fresh(s[-1]) else conv(s[-1])
+    if I.fresh_objects and I.is_fresh(s[-1]):
+        s[-1] = I.draw(conv, (s[-1],), None, conv.__name__)
+    else:
+        s[-1] = conv(s[-1] if I.for_text is None else I.for_text(s[-1]))
 
 
 @op("FORMAT_SIMPLE")
@@ -218,7 +223,10 @@ def format_simple(I, f, inst):
     s = f.stack
     v = s[-1]
     if type(v) is not str:
-        s[-1] = I.draw(format, (v, ""), None, "format") if I.fresh_objects and I.is_fresh(v) else format(v, "")
+        if I.fresh_objects and I.is_fresh(v):
+            s[-1] = I.draw(format, (v, ""), None, "format")
+        else:
+            s[-1] = format(v if I.for_text is None else I.for_text(v), "")
 
 
 @op("FORMAT_WITH_SPEC")
@@ -226,7 +234,10 @@ def format_with_spec(I, f, inst):
     s = f.stack
     spec = s.pop()
     v = s[-1]
-    s[-1] = I.draw(format, (v, spec), None, "format") if I.fresh_objects and I.is_fresh(v) else format(v, spec)
+    if I.fresh_objects and I.is_fresh(v):
+        s[-1] = I.draw(format, (v, spec), None, "format")
+    else:
+        s[-1] = format(v if I.for_text is None else I.for_text(v), spec)
 
 
 @op("BUILD_STRING")

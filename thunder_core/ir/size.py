@@ -1,0 +1,112 @@
+"""A traced tensor's shape: a tuple that the program sees as a ``torch.Size``.
+
+``TensorProxy.shape`` and ``.size()`` are a :class:`Size`: a tuple of ints and symbolic
+sizes (``NumberProxy``) that behaves like eager's ``torch.Size``: ``isinstance(s,
+torch.Size)``, ``s.__class__`` and ``type(s)`` (through the jit's lookaside for ``type``) say
+``torch.Size``; slicing, ``+`` and ``*`` give a ``Size``; ``s.numel()`` is the product (a
+symbolic number when a size is symbolic); ``repr``/``str`` print ``torch.Size([2, 3])`` with
+the numbers of this call (a symbolic size printed is specialised, i.e. guarded, like
+``str(n)``). A plain tuple there made Mamba's ``shape.numel()`` fail and, silently, made
+``isinstance(x.shape, torch.Size)`` false while tracing, and ``print(x.shape)`` print
+``(3, 4)``.
+
+A trace holds no ``Size``: a symbol's arguments are plain tuples (``plain``; ir/symbol.py
+applies it to every call), so printing, renaming and the passes see the tuples they always
+did.
+"""
+
+from __future__ import annotations
+
+import torch
+
+__all__ = ["Size", "plain", "textual"]
+
+
+class Size(tuple):
+    """A traced tensor's shape (see the module docstring)."""
+
+    __slots__ = ()
+
+    @property
+    def __class__(self):  # noqa: F811 - deliberately what eager's shape reports
+        return torch.Size
+
+    def __getitem__(self, i):
+        r = tuple.__getitem__(self, i)
+        return Size(r) if type(i) is slice else r
+
+    def __add__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple.__add__(self, other))
+
+    def __radd__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple.__add__(other, self))
+
+    def __mul__(self, n):
+        r = tuple.__mul__(self, n)
+        return r if r is NotImplemented else Size(r)
+
+    __rmul__ = __mul__
+
+    def numel(self):
+        """The number of elements of a tensor of this shape."""
+        n = 1
+        for d in self:
+            n = n * d
+        return n
+
+    def __repr__(self) -> str:
+        # str(d): a symbolic size's number (guarded), as eager prints it; its trace name would
+        # be baked into a string the program prints or keeps
+        return f"torch.Size([{', '.join(str(d) for d in self)}])"
+
+    def __reduce__(self):
+        return torch.Size, (tuple(self),)
+
+
+def plain(values):
+    """``values`` (a call's positional arguments, or its keyword arguments' values) with each
+    ``Size`` among them, or in a tuple or list among them, a plain tuple; ``values`` itself
+    (same object) when there is none. One level of nesting: shapes reach ops as arguments
+    (``x.view(s)``, ``torch.zeros(s)``) or in an argument's list (``x.view([*s])`` unpacks)."""
+    for v in values:
+        t = type(v)
+        if t is Size or ((t is tuple or t is list) and any(type(w) is Size for w in v)):
+            break
+    else:
+        return values
+    return type(values)(_plain(v) for v in values)
+
+
+def _plain(v):
+    t = type(v)
+    if t is Size:
+        return tuple(v)
+    if (t is tuple or t is list) and any(type(w) is Size for w in v):
+        return t(tuple(w) if type(w) is Size else w for w in v)
+    return v
+
+
+def textual(v):
+    """``v`` as ``str``/``repr``/``format``/``%`` in the program see it while tracing: each
+    symbolic number in it (alone, or in tuples, lists, dicts, sets and shapes, nested) replaced
+    by its number, guarded like ``str(n)`` (``NumberProxy.specialize``); a shape becomes a
+    ``torch.Size``. ``v`` itself when it holds none. ``repr((n, 1))`` would otherwise bake the
+    trace name ``(x_0, 1)`` into the string, since a tuple's repr calls its items' repr in C."""
+    from .proxies import NumberProxy  # (proxies imports this module)
+
+    t = type(v)
+    if t is NumberProxy:
+        return v if v.value is None and v.hint is None else v.specialize()
+    if t is Size:
+        return torch.Size([textual(d) for d in v])
+    if t is tuple or t is list or t is set or t is frozenset:
+        items = [textual(x) for x in v]
+        return v if all(a is b for a, b in zip(items, v)) else t(items)
+    if t is dict:
+        items = {k: textual(x) for k, x in v.items()}
+        return v if all(items[k] is x for k, x in v.items()) else items
+    return v
