@@ -9,7 +9,8 @@ tracing again.
   one branch inline; a tensor predicate traces both branches into ``higher_order.cond``.
 * ``torch.while_loop``: a condition that gives a Python bool is a Python loop, run while
   tracing; one that gives a tensor makes ``higher_order.while_loop`` (body traced once).
-* ``scan``: the combine function traced once on one slice, ``higher_order.scan``.
+* ``scan``: the combine function traced once on one slice, ``higher_order.scan``;
+  ``associative_scan``: an inclusive ``scan`` of the combine function.
 
 As in eager, a function's outputs must not be its inputs (return ``x.clone()``), and a
 function traced for both outcomes must not write outside state (it would happen for both).
@@ -25,6 +26,7 @@ import torch.utils._pytree as pytree
 from ..frontend import events as ev
 from ..ir import TensorProxy, TracingError, current_trace
 from ..ops import higher_order as ho
+from ..ops import ltorch
 from ..transforms.higher_order import like, record_subtrace, with_inputs, writes_input
 
 
@@ -256,7 +258,42 @@ def scan(I, args, kwargs):
     return (pytree.tree_unflatten(list(out[:nc]), init_spec), pytree.tree_unflatten(list(out[nc:]), ys_spec))
 
 
+def associative_scan(I, args, kwargs):
+    """``associative_scan(combine_fn, xs, dim, reverse=False, combine_mode=...)``: the inclusive
+    scan ``s[0] = x[0]``, ``s[k] = combine_fn(s[k - 1], x[k])`` (from the end with ``reverse``)
+    as a ``scan`` whose carry is the running combination (each step's output too). Eager runs
+    the same combinations in a tree order (combine_fn is associative): equal up to rounding.
+    (Hugging Face's Mamba calls it when it sees a compiler, as under tc.jit.)"""
+    from torch._higher_order_ops.associative_scan import associative_scan as torch_associative_scan
+
+    a = _bind(torch_associative_scan, *I.recorder.resolve(I, args, kwargs))
+    combine_fn, xs, dim, reverse = a["combine_fn"], a["xs"], a["dim"], bool(a["reverse"])
+    leaves, spec = pytree.tree_flatten(xs)
+    if not leaves or not all(isinstance(x, TensorProxy) for x in leaves):
+        raise TracingError(f"associative_scan: xs must be tensors (possibly in nested tuples, lists and dicts), got "
+                           f"{xs!r:.60}.")
+    dim = dim % leaves[0].ndim
+    n = leaves[0].shape[dim]
+    if any(x.shape[dim] != n for x in leaves) or n == 0:
+        raise TracingError(f"associative_scan: every tensor of xs must have the same size, at least 1, along dim {dim}.")
+    if n == 1:
+        return pytree.tree_unflatten([x.clone() for x in leaves], spec)
+    at, rest = (n - 1, (0, n - 1)) if reverse else (0, (1, n - 1))
+    first = [x.select(dim, at) for x in leaves]
+
+    def step(carry, x):  # (runs natively: the user's combine_fn is interpreted)
+        out = pytree.tree_leaves(I.call(combine_fn, (carry, x), {}))
+        return pytree.tree_unflatten(out, spec), [o.clone() for o in out]
+
+    _, ys = scan(I, (step, pytree.tree_unflatten(first, spec),
+                     pytree.tree_unflatten([x.narrow(dim, *rest) for x in leaves], spec)), {"dim": dim, "reverse": reverse})
+    parts = [(y, f.unsqueeze(dim)) if reverse else (f.unsqueeze(dim), y) for f, y in zip(first, ys)]
+    return pytree.tree_unflatten([ltorch.cat(p, dim=dim) for p in parts], spec)
+
+
 def lookasides() -> dict:
+    from torch._higher_order_ops.associative_scan import associative_scan as torch_associative_scan
     from torch._higher_order_ops.scan import scan as torch_scan
 
-    return {torch.cond: cond, torch.while_loop: while_loop, torch_scan: scan}
+    return {torch.cond: cond, torch.while_loop: while_loop, torch_scan: scan,
+            torch_associative_scan: associative_scan}

@@ -141,6 +141,11 @@ class OpDef:
 
     def to_torch_call(self, pos, kw):
         """A symbol call's (positional inputs, static keywords) -> torch's (args, kwargs)."""
+        if len(pos) > len(self.inputs):  # (zip would drop them: ltorch.sum(x, 1) summing everything)
+            raise TypeError(f"{self.symbol.id} takes its inputs ({', '.join(self.inputs) or 'none'}) "
+                            f"positionally and its other arguments by keyword, but got {len(pos)} positional "
+                            f"arguments. Pass the others by name ({self.symbol.id}(x, dim=1)), or call the torch "
+                            f"function, which takes torch's own signature.")
         values = dict(zip(self.inputs, pos))
         values.update(kw)
         args, kwargs = [], {}
