@@ -33,7 +33,7 @@ from .ir import replay
 from .ir.equalities import Equalities
 from .ir.symbol import without_unused_numbers
 from .ir.printing import PRINTER_GLOBALS
-from .ir.proxies import is_valid_name, number_proxy, tensor_proxy
+from .ir.proxies import is_valid_name, number_proxy, substitute, tensor_proxy
 from .ir.size import textual
 from .user_errors import annotate, is_user_file, plugin_dirs
 # what a capture records (guard kinds, Guard, Capture) is defined with the guards; re-exported here
@@ -589,7 +589,7 @@ def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_o
         # Outside state goes back to how it was: the epilogue makes the writes, on every call.
         undo.restore()
         trace.interp = None
-    trace.output = out
+    trace.output = out if not trace.written else substitute(out, trace.written)  # (ir/trace.py Trace.written)
     cap.specialize = trace.specialize  # passes after capture guard through it (ir.guarding)
     cap.equalities = trace.equalities
     if rec.numbers or rec.symbolic:

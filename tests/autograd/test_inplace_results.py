@@ -2,6 +2,7 @@
 made functional and split into forward and backward traces; a *view* of ``y`` read after the
 write still refuses the split (PyTorch's autograd then runs through the executed ops)."""
 
+import pytest
 import torch
 
 import thunder_core as tc
@@ -10,6 +11,15 @@ import thunder_core as tc
 def _grads(f, *args):
     out = f(*args)
     return out, torch.autograd.grad(out, [a for a in args if a.requires_grad])
+
+
+def _same_as_eager_and_split(f, *args):
+    jf = tc.jit(f)
+    (out, g), (ref, gr) = _grads(jf, *args), _grads(f, *args)
+    torch.testing.assert_close(out, ref)
+    for a, b in zip(g, gr):
+        torch.testing.assert_close(a, b)
+    assert tc.last_backward_traces(jf), tc.explain(jf)
 
 
 def test_inplace_result_and_other_names_read_afterwards_are_split():
@@ -22,13 +32,7 @@ def test_inplace_result_and_other_names_read_afterwards_are_split():
         y *= 2
         return (y.sum() + w.sum()) * 1.5
 
-    x, z = torch.randn(2, 4, requires_grad=True), torch.randn(2, 4, requires_grad=True)
-    jf = tc.jit(f)
-    (out, g), (ref, gr) = _grads(jf, x, z), _grads(f, x, z)
-    torch.testing.assert_close(out, ref)
-    for a, b in zip(g, gr):
-        torch.testing.assert_close(a, b)
-    assert tc.last_backward_traces(jf), tc.explain(jf)
+    _same_as_eager_and_split(f, torch.randn(2, 4, requires_grad=True), torch.randn(2, 4, requires_grad=True))
 
 
 def test_view_read_after_the_write_is_not_split_but_correct():
@@ -62,3 +66,45 @@ def test_view_made_after_the_write_is_split():
     torch.testing.assert_close(out, ref)
     torch.testing.assert_close(g[0], gr[0])
     assert tc.last_backward_traces(jf), tc.explain(jf)
+
+
+def _write_requires_grad_add(y, w):
+    z = torch.zeros(3, 4)
+    z.add_(y)
+    return (z * (w * 2)).sum() + z.sum()
+
+
+def _write_requires_grad_copy(y, w):
+    z = torch.zeros(3, 4, dtype=torch.float64)  # copy_ casts and broadcasts
+    z.copy_(y)
+    u = torch.empty(3, 4)
+    u.copy_(w * 2)
+    return (u * z).sum() + z.sum() + u.mean()
+
+
+def _write_requires_grad_chain(y, w):
+    z = torch.zeros(3, 4)
+    z.mul_(2)   # (a write that leaves z not requiring grad)
+    z.add_(y)   # z requires grad from here on, through every name
+    a = z
+    a.mul_(w)
+    return a.sum() + z.exp().sum()
+
+
+@pytest.mark.parametrize("f", [_write_requires_grad_add, _write_requires_grad_copy, _write_requires_grad_chain])
+def test_a_write_that_makes_a_tensor_require_grad_reaches_every_later_read(f):
+    # `z.sum()` after `z.add_(y)` was traced while z did not require grad; the split kept that
+    # stale flag and dropped the gradient through it (y's gradient was off by 3 for the first)
+    _same_as_eager_and_split(f, torch.randn(4, requires_grad=True), torch.randn(3, 4, requires_grad=True))
+
+
+def test_copy_into_an_input_and_its_result():
+    def f(dst, src):
+        r = dst.copy_(src)
+        return r * 3, dst * 2
+
+    dst, src = torch.zeros(2, 3), torch.randn(3)
+    r, out = tc.jit(f)(dst, src)
+    torch.testing.assert_close(dst, src.expand(2, 3))  # written into the caller's tensor
+    torch.testing.assert_close(r, 3 * src.expand(2, 3))
+    torch.testing.assert_close(out, 2 * src.expand(2, 3))

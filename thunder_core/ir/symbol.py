@@ -43,7 +43,7 @@ from typing import Any, Callable
 import torch
 
 from .printing import annotation, print_value
-from .proxies import Proxy, TensorProxy, flat_proxies, is_valid_name
+from .proxies import Proxy, TensorProxy, flat_proxies, is_valid_name, substitute
 from .replay import call_key, replay, replayable
 from .size import plain
 from .trace import current_equalities, current_guard_sink, current_trace
@@ -127,6 +127,8 @@ class Symbol:
             kwargs = dict(zip(kwargs, p))
         if trace.resolve_inputs is not None:
             args, kwargs = trace.resolve_inputs(args, kwargs)
+        if trace.written:  # a tensor an earlier write made require grad: read as that write's result
+            args, kwargs = substitute(args, trace.written), substitute(kwargs, trace.written)
         eqs = current_equalities()
         if eqs:  # sizes guards made equal: the call takes one symbol for them
             args, kwargs = eqs.canonical_value(args), eqs.canonical_value(kwargs)
@@ -169,7 +171,22 @@ class Symbol:
         trace.record(bsym)
         if key is not None and subsymbols and replayable(bsym):
             trace.decompositions[key] = bsym
+        if "inplace" in self.tags and args and type(args[0]) is TensorProxy and type(out) is TensorProxy and \
+                out.requires_grad and not args[0].requires_grad:
+            _written(trace, args[0], out)
         return out
+
+
+def _written(trace, target, result) -> None:
+    """``result``, the in-place write into ``target``, requires grad and ``target`` did not:
+    later calls read ``result`` for ``target`` and every earlier name of it (Trace.written)."""
+    w = trace.written
+    if w is None:
+        w = trace.written = {}
+    for k, v in w.items():
+        if v is target:
+            w[k] = result
+    w[id(target)] = result
 
 
 def without_unused_numbers(bsyms, output) -> tuple:

@@ -1,5 +1,5 @@
-"""Torch-level fills: ``torch.fill`` (a new tensor of one value), ``Tensor.fill_`` and
-``zero_`` in place, and the in-place random fills ``uniform_``, ``normal_``, ``cauchy_``,
+"""Torch-level fills: ``torch.fill`` (a new tensor of one value), ``Tensor.fill_``, ``zero_`` and
+``copy_`` in place (with ATen's functional ``zero`` and ``copy``), and the in-place random fills ``uniform_``, ``normal_``, ``cauchy_``,
 ``exponential_``, ``geometric_``, ``log_normal_`` with their functional forms (ATen's
 ``uniform``, ``normal_functional``, ``cauchy``, ...).
 
@@ -14,7 +14,7 @@ in-place op functional (its target needs a gradient), it uses the op's functiona
 ``normal_functional`` decompose into ``prims.uniform``/``prims.normal``, which draw the same
 numbers as the in-place kernels; the others run as ATen's functional kernels.
 
-Traits: ``fill``/``fill_``/``zero_`` are ``"elementwise"`` (each element is the value); the
+Traits: ``fill``/``fill_``/``zero_``/``copy``/``copy_`` are ``"elementwise"`` (each element is the value); the
 random fills are ``"elementwise"`` and ``"random"`` (each element an independent draw); the
 in-place forms add ``"inplace"``.
 """
@@ -25,12 +25,13 @@ import inspect
 
 import torch
 
-from ..ir import TensorProxy
+from ..ir import TensorProxy, tensor_proxy
 from ..ir.traits import ELEMENTWISE, INPLACE, RANDOM
 from . import prims
 from .ltorch_creation import _no_generator
 from .ltorch_elementwise import _inplace_meta, convert
 from .ltorch_shape import expanded
+from .prims_shape import broadcast_shapes, same_shape
 from .registry import TORCH_CALLS, TORCH_IMPLS, T, fake_meta, torch_op
 
 
@@ -53,11 +54,11 @@ def fill(input, value):
     return filled(input, value)
 
 
-def _in_place(name, sig, inputs, traits, random=False):
+def _in_place(name, sig, inputs, traits, random=False, meta=None):
     """The in-place op ``name`` (``Tensor.<name>``), run by torch on the real tensor; its meta
-    checks the call with torch (and refuses a ``generator=`` for random ones)."""
+    (``meta``, or a check of the call with torch) refuses a ``generator=`` for random ones."""
     fn = getattr(torch.Tensor, name)
-    check = _inplace_meta(f"ltorch.{name}")
+    check = meta or _inplace_meta(f"ltorch.{name}")
 
     def meta(*args, **kwargs):
         if random:
@@ -85,7 +86,36 @@ def zero(input):
     return filled(input, 0)
 
 
+@torch_op(torch.ops.aten.copy.default, inputs=("input", "src"), tags=(ELEMENTWISE,))
+def copy(input, src, non_blocking=False):
+    """ATen's functional ``copy`` (the functional form of ``copy_``): ``src`` broadcast to
+    ``input``'s shape, in its dtype and on its device, in a new tensor; ``input``'s values are
+    not read (no gradient flows to it)."""
+    out = expanded(convert(src, input.dtype), input.shape)
+    if out.device != input.device:
+        return out.to(input.device)
+    return T.clone(out)
+
+
+def _copy_sig(input, src, non_blocking=False):
+    ...
+
+
+def _copy_meta(input, src, non_blocking=False):
+    """``copy_``'s metadata without running torch (a copy between devices has no fake kernel
+    on a CPU build: torch.plan for a GPU): ``src`` broadcasts to ``input``'s shape."""
+    if not isinstance(input, TensorProxy) or not isinstance(src, TensorProxy):
+        raise TypeError(f"copy_(): argument 'src' must be a Tensor, not {type(src).__name__}")
+    if not same_shape(broadcast_shapes(input.shape, src.shape, name="ltorch.copy_"), input.shape):
+        raise RuntimeError(f"copy_(): the source's shape {list(src.shape)} does not broadcast to the target's "
+                           f"{list(input.shape)}.")
+    rg = input.requires_grad or (torch.is_grad_enabled() and src.requires_grad and
+                                 (input.dtype.is_floating_point or input.dtype.is_complex))
+    return tensor_proxy(input.shape, input.dtype, input.device, rg)
+
+
 fill_ = _in_place("fill_", _fill_sig, ("input", "value"), (ELEMENTWISE,))
+copy_ = _in_place("copy_", _copy_sig, ("input", "src"), (ELEMENTWISE,), meta=_copy_meta)
 zero_ = _in_place("zero_", _zero_sig, ("input",), (ELEMENTWISE,))
 TORCH_CALLS[torch.zero_] = zero_  # torch.zero_(x) is x.zero_()
 

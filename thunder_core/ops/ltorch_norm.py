@@ -161,8 +161,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 
 def _update_running(running, batch_value, momentum):
     """``running = (1 - momentum) * running + momentum * batch_value``, written into ``running``."""
-    if running is not None:
-        running.copy_(running * (1 - momentum) + _cast(batch_value, running.dtype) * momentum)
+    if running is not None:  # (no gradient flows into running statistics, as in eager)
+        running.copy_((running * (1 - momentum) + _cast(batch_value, running.dtype) * momentum).detach())
 
 
 @torch_op(_F.batch_norm, inputs=("input", "running_mean", "running_var", "weight", "bias", "momentum", "eps"),
