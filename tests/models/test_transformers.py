@@ -3,7 +3,7 @@ downloaded), through tc.jit with the default executors (as users get them: induc
 torch): the forward with the library's defaults (return_dict, use_cache, an attention mask
 with padding) equals eager's, a second call is a cache hit, the training loss and every
 parameter's gradient equal eager's (and the compile is split into forward and backward
-traces) (both also for hf.MORE_NAMES: 29 more architectures), and greedy generate (also for
+traces) (both also for hf.MORE_NAMES: 31 more architectures), and greedy generate (also for
 hf.MORE_GENERATES) with a KV cache gives eager's tokens through the jitted model."""
 
 import pytest
@@ -36,8 +36,8 @@ def _close(got, want, what):
         assert list(got) == list(want), f"{what}: keys {list(got)} != eager {list(want)}"
         for k in want:
             _close(got[k], want[k], f"{what}.{k}")
-    elif hasattr(want, "layers"):  # a DynamicCache
-        _close([(la.keys, la.values) for la in got.layers], [(la.keys, la.values) for la in want.layers], what)
+    elif hasattr(want, "layers"):  # a DynamicCache (key/value layers), or state-space layers (Mamba's)
+        _close([vars(la) for la in got.layers], [vars(la) for la in want.layers], what)
     elif hasattr(want, "self_attention_cache"):  # an EncoderDecoderCache
         _close(got.self_attention_cache, want.self_attention_cache, f"{what}.self_attention_cache")
         _close(got.cross_attention_cache, want.cross_attention_cache, f"{what}.cross_attention_cache")

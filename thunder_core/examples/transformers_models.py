@@ -84,6 +84,11 @@ MORE_SPECS = {
                                                     encoder_ffn_dim=64, decoder_ffn_dim=64, max_position_embeddings=64)),
     "mt5": ("AutoModelForSeq2SeqLM", "mt5", dict(vocab_size=VOCAB, d_model=32, d_kv=8, d_ff=64, num_layers=2,
                                                 num_heads=4, decoder_start_token_id=0)),
+    # (added 2026-11-28: state-space models; a traced shape's numel() and torch's associative_scan)
+    "mamba": ("AutoModelForCausalLM", "mamba", dict(vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2,
+                                                    state_size=8, expand=2)),
+    "jamba": ("AutoModelForCausalLM", "jamba", dict(_GQA, num_experts=2, expert_layer_period=2, attn_layer_period=2,
+                                                    attn_layer_offset=1, mamba_d_state=8)),
 }
 MORE_NAMES = list(MORE_SPECS)
 MORE_GENERATES = [n for n, (auto, _, _) in MORE_SPECS.items() if auto != "AutoModelForMaskedLM"]
