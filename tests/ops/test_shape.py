@@ -290,3 +290,18 @@ def test_primitive_errors_are_prose(call, match):
 
 def test_every_registered_callable_has_samples():
     assert registered_by(ltorch_shape) == covered(SAMPLES)
+
+
+def test_a_symbol_given_more_positional_arguments_than_inputs_refuses():
+    # (OpDef.to_torch_call dropped them: ltorch.cat(parts, 1) joined along dim 0, ltorch.sum(x, 1)
+    # summed everything)
+    from thunder_core.ops import ltorch
+
+    t = Trace("f")
+    with tracing(t):
+        a, b = t.add_input(torch.zeros(2, 3)), t.add_input(torch.zeros(2, 5))
+        assert ltorch.cat((a, b), dim=1).shape == (2, 8)
+        with pytest.raises(TypeError, match=r"ltorch.cat takes its inputs \(tensors\) positionally .* by keyword"):
+            ltorch.cat((a, b), 1)
+        with pytest.raises(TypeError, match="ltorch.sum takes its inputs"):
+            ltorch.sum(a, 1)
