@@ -108,3 +108,23 @@ def test_copy_into_an_input_and_its_result():
     torch.testing.assert_close(dst, src.expand(2, 3))  # written into the caller's tensor
     torch.testing.assert_close(r, 3 * src.expand(2, 3))
     torch.testing.assert_close(out, 2 * src.expand(2, 3))
+
+
+def test_an_op_writing_elsewhere_leaves_its_first_argument_alone():
+    # batch_norm is tagged in-place for its running statistics; its input x, which does not
+    # require grad while its output does, was taken for the written tensor: later reads of x
+    # read the normalized output (silently wrong)
+    bn = torch.nn.BatchNorm1d(4).train()
+    state = {k: v.clone() for k, v in bn.state_dict().items()}
+
+    def f(x):
+        y = bn(x)
+        return y.sum() + (x * 2).sum(), x * 3
+
+    x = torch.randn(5, 4)
+    want = f(x)
+    bn.load_state_dict(state)
+    got = tc.jit(f)(x)
+    for g, w in zip(got, want):
+        torch.testing.assert_close(g, w)
+    torch.testing.assert_close(bn.running_mean, (0.1 * x.mean(0)))

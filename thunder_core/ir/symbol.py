@@ -75,6 +75,9 @@ class Symbol:
     :param module: module alias (an identifier) the call prints under: ``"prims"`` prints ``prims.add(...)``;
         see ``thunder_core.ir.printing.NAMESPACES``. None prints the bare ``python_name``.
 
+    ``writes_first`` (derived): the symbol is tagged ``"inplace"`` and writes into its first
+    argument: its id ends with ``_`` (``ltorch.add_``) or it is an opaque mutating call.
+
     Example::
 
         add = Symbol("add", meta=add_meta, id="prims.add", is_prim=True, module="prims")
@@ -95,6 +98,10 @@ class Symbol:
         if self.python_name is None:
             object.__setattr__(self, "python_name", self.name)
         object.__setattr__(self, "tags", frozenset(self.tags))
+        # an in-place op that writes into its first argument (Tensor.add_, an opaque mutating
+        # method); other ops tagged in-place write elsewhere (batch_norm: running statistics)
+        object.__setattr__(self, "writes_first", "inplace" in self.tags and (
+            self.id.endswith("_") or "opaque" in self.tags))
         if not is_valid_name(self.python_name):
             raise ValueError(f"Symbol {self.id!r}: python_name {self.python_name!r} is not a valid Python identifier.")
         if self.module is not None and not is_valid_name(self.module):
@@ -171,7 +178,7 @@ class Symbol:
         trace.record(bsym)
         if key is not None and subsymbols and replayable(bsym):
             trace.decompositions[key] = bsym
-        if "inplace" in self.tags and args and type(args[0]) is TensorProxy and type(out) is TensorProxy and \
+        if self.writes_first and args and type(args[0]) is TensorProxy and type(out) is TensorProxy and \
                 out.requires_grad and not args[0].requires_grad:
             _written(trace, args[0], out)
         return out
