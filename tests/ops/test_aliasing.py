@@ -60,3 +60,35 @@ def test_aliasing_like_eager(name, fn, grad):
             got.view(-1)[0] = 100.0
             expected.view(-1)[0] = 100.0
         assert (inp.detach().view(-1)[0] == 100.0) == (base.view(-1)[0] == 100.0)
+
+
+def _identities(x):
+    y = x * 2
+    r = y.add_(1)  # eager returns the tensor written into
+    s = torch.relu_(r)
+    u = torch.nn.functional.relu(s, inplace=True)
+    return y * (r is y) * (s is y) * (u is y), (r is y, s is y, u is y)
+
+
+@pytest.mark.parametrize("grad", [False, True], ids=["no-grad", "grad"])
+def test_an_inplace_op_returns_the_tensor_it_wrote_into_while_tracing(grad):
+    # (it returned a new proxy: `x.add_(1) is x` was False while tracing, True in eager)
+    x = torch.randn(2, 3, requires_grad=grad)
+    got, want = tc.jit(_identities)(x), _identities(x)
+    assert got[1] == want[1] == (True, True, True)
+    torch.testing.assert_close(got[0], want[0])
+
+
+def _reshaped_in_place(x):
+    y = x * 1
+    y.unsqueeze_(0)  # y's shape changes in place
+    z = torch.cat([y, y], 0)
+    return z * 2, z.shape
+
+
+def test_calls_after_an_inplace_shape_change_see_the_new_shape():
+    # (they took the tensor's old proxy: the cat was recorded as 1-d, (6,), and its shape said so)
+    x = torch.randn(3)
+    got, want = tc.jit(_reshaped_in_place)(x), _reshaped_in_place(x)
+    assert got[1] == want[1] == (2, 3)
+    torch.testing.assert_close(got[0], want[0])

@@ -76,7 +76,8 @@ class Symbol:
         see ``thunder_core.ir.printing.NAMESPACES``. None prints the bare ``python_name``.
 
     ``writes_first`` (derived): the symbol is tagged ``"inplace"`` and writes into its first
-    argument: its id ends with ``_`` (``ltorch.add_``) or it is an opaque mutating call.
+    argument: its id ends with ``_`` (``ltorch.add_``) or it is an opaque mutating call. A call
+    of one made by the program returns that argument itself, as eager does.
 
     Example::
 
@@ -178,15 +179,28 @@ class Symbol:
         trace.record(bsym)
         if key is not None and subsymbols and replayable(bsym):
             trace.decompositions[key] = bsym
-        if self.writes_first and args and type(args[0]) is TensorProxy and type(out) is TensorProxy and \
-                out.requires_grad and not args[0].requires_grad:
-            _written(trace, args[0], out)
+        if self.writes_first and args and type(args[0]) is TensorProxy and type(out) is TensorProxy:
+            target = args[0]
+            if out.dtype != target.dtype or out.device != target.device or len(out.shape) != len(target.shape) \
+                    or any(a is not b and not (type(a) is int and a == b) for a, b in zip(out.shape, target.shape)):
+                # (symbolic sizes by identity: `==` would guard them)
+                _written(trace, target, out)  # x.unsqueeze_(0): later calls read x's new shape
+                return out
+            if out.requires_grad and not target.requires_grad:
+                _written(trace, target, out)
+            if not trace._scopes:
+                # eager returns the tensor it wrote into (`x.add_(1) is x`): the program gets that
+                # proxy, which names the written tensor from here on (the passes treat the call's
+                # output and its target as one tensor); a decomposition (a scope) gets the output,
+                # as it may return it (a symbol's outputs are new proxies)
+                return target
         return out
 
 
 def _written(trace, target, result) -> None:
-    """``result``, the in-place write into ``target``, requires grad and ``target`` did not:
-    later calls read ``result`` for ``target`` and every earlier name of it (Trace.written)."""
+    """``result``, the in-place write into ``target``, requires grad where ``target`` did not,
+    or has another shape: later calls read ``result`` for ``target`` and every earlier name of
+    it (Trace.written)."""
     w = trace.written
     if w is None:
         w = trace.written = {}

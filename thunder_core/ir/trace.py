@@ -148,10 +148,10 @@ class Trace:
     #: of the same structure (``ir/replay.py``; the capture opts in), else None.
     decompositions = None
     #: id(tensor proxy) -> the result of an in-place op that wrote into it a value requiring
-    #: grad where the tensor did not (``z = zeros(); z.add_(y)``). In eager ``z`` itself now
-    #: requires grad; here ``z``'s proxy keeps its metadata, so later calls take the write's
-    #: result in its place (ir/symbol.py), and their outputs require grad as eager's do. None
-    #: until the first such write.
+    #: grad where the tensor did not (``z = zeros(); z.add_(y)``), or changed its shape
+    #: (``x.unsqueeze_(0)``). In eager ``z`` itself changes; here ``z``'s proxy keeps its
+    #: metadata, so later calls take the write's result in its place (ir/symbol.py), and their
+    #: outputs are eager's. None until the first such write.
     written = None
 
     def __post_init__(self):
