@@ -275,7 +275,8 @@ def associative_scan(I, args, kwargs):
     dim = dim % leaves[0].ndim
     n = leaves[0].shape[dim]
     if any(x.shape[dim] != n for x in leaves) or n == 0:
-        raise TracingError(f"associative_scan: every tensor of xs must have the same size, at least 1, along dim {dim}.")
+        raise TracingError(f"associative_scan: every tensor of xs must have the same size, at least 1, along dim "
+                           f"{dim}.")
     if n == 1:
         return pytree.tree_unflatten([x.clone() for x in leaves], spec)
     at, rest = (n - 1, (0, n - 1)) if reverse else (0, (1, n - 1))
@@ -285,8 +286,8 @@ def associative_scan(I, args, kwargs):
         out = pytree.tree_leaves(I.call(combine_fn, (carry, x), {}))
         return pytree.tree_unflatten(out, spec), [o.clone() for o in out]
 
-    _, ys = scan(I, (step, pytree.tree_unflatten(first, spec),
-                     pytree.tree_unflatten([x.narrow(dim, *rest) for x in leaves], spec)), {"dim": dim, "reverse": reverse})
+    xs_rest = pytree.tree_unflatten([x.narrow(dim, *rest) for x in leaves], spec)
+    _, ys = scan(I, (step, pytree.tree_unflatten(first, spec), xs_rest), {"dim": dim, "reverse": reverse})
     parts = [(y, f.unsqueeze(dim)) if reverse else (f.unsqueeze(dim), y) for f, y in zip(first, ys)]
     return pytree.tree_unflatten([ltorch.cat(p, dim=dim) for p in parts], spec)
 

@@ -135,7 +135,7 @@ class Symbol:
             kwargs = dict(zip(kwargs, p))
         if trace.resolve_inputs is not None:
             args, kwargs = trace.resolve_inputs(args, kwargs)
-        if trace.written:  # a tensor an earlier write made require grad: read as that write's result
+        if trace.written:  # a tensor an earlier write changed (requires grad, shape): read that write's result
             args, kwargs = substitute(args, trace.written), substitute(kwargs, trace.written)
         eqs = current_equalities()
         if eqs:  # sizes guards made equal: the call takes one symbol for them

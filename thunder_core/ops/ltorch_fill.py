@@ -1,7 +1,7 @@
-"""Torch-level fills: ``torch.fill`` (a new tensor of one value), ``Tensor.fill_``, ``zero_`` and
-``copy_`` in place (with ATen's functional ``zero`` and ``copy``), and the in-place random fills ``uniform_``, ``normal_``, ``cauchy_``,
-``exponential_``, ``geometric_``, ``log_normal_`` with their functional forms (ATen's
-``uniform``, ``normal_functional``, ``cauchy``, ...).
+"""Torch-level fills: ``torch.fill`` (a new tensor of one value), ``Tensor.fill_``, ``zero_``
+and ``copy_`` in place (with ATen's functional ``zero`` and ``copy``), and the in-place random
+fills ``uniform_``, ``normal_``, ``cauchy_``, ``exponential_``, ``geometric_``, ``log_normal_``
+with their functional forms (ATen's ``uniform``, ``normal_functional``, ``cauchy``, ...).
 
 The in-place ops are symbols tagged ``"inplace"`` without a decomposition, like ``add_``: the
 executor writes into the real tensor in program order. The random ones are also
@@ -14,9 +14,9 @@ in-place op functional (its target needs a gradient), it uses the op's functiona
 ``normal_functional`` decompose into ``prims.uniform``/``prims.normal``, which draw the same
 numbers as the in-place kernels; the others run as ATen's functional kernels.
 
-Traits: ``fill``/``fill_``/``zero_``/``copy``/``copy_`` are ``"elementwise"`` (each element is the value); the
-random fills are ``"elementwise"`` and ``"random"`` (each element an independent draw); the
-in-place forms add ``"inplace"``.
+Traits: ``fill``/``fill_``/``zero_``/``copy``/``copy_`` are ``"elementwise"`` (each element is
+the value, or ``src``'s element broadcast); the random fills are ``"elementwise"`` and
+``"random"`` (each element an independent draw); the in-place forms add ``"inplace"``.
 """
 
 from __future__ import annotations
