@@ -288,6 +288,8 @@ def associative_scan(I, args, kwargs):
 
     xs_rest = pytree.tree_unflatten([x.narrow(dim, *rest) for x in leaves], spec)
     _, ys = scan(I, (step, pytree.tree_unflatten(first, spec), xs_rest), {"dim": dim, "reverse": reverse})
+    # (eager's scan stacks the outputs at `dim` or first, by torch version: ho.stack_dim)
+    ys = [y if (at := ho.stack_dim(f, dim)) == dim else y.movedim(at, dim) for f, y in zip(first, ys)]
     parts = [(y, f.unsqueeze(dim)) if reverse else (f.unsqueeze(dim), y) for f, y in zip(first, ys)]
     return pytree.tree_unflatten([ltorch.cat(p, dim=dim) for p in parts], spec)
 
