@@ -448,3 +448,25 @@ def test_setitem_on_an_intermediate_is_split_and_correct(case):
     jf = tc.jit(f)
     torch.testing.assert_close(grads_of(jf, [x], lambda o: o)[0], grads_of(f, [x], lambda o: o)[0])
     assert "setitem_out" in str(tc.last_traces(jf)[-1])
+
+
+@pytest.mark.parametrize("how", ["factory", "requires_grad_"])
+def test_a_leaf_made_inside_gets_its_gradient_as_in_eager(how):
+    # The split differentiates with respect to the inputs: a tensor made requiring grad inside
+    # the function used to leave what was computed from it without grad_fn (silently no
+    # gradient); such traces run op by op under PyTorch's autograd (tc.explain says why).
+    def f(x):
+        w = torch.ones(3, requires_grad=True) if how == "factory" else (x * 0 + 2).detach().requires_grad_()
+        y = (x * w).sin()
+        return y, w
+
+    jf = tc.jit(f)
+    x = torch.randn(3)
+    for _ in range(2):
+        (y, w), (ye, we) = jf(x), f(x)
+        assert y.requires_grad and ye.requires_grad and w.is_leaf
+        torch.testing.assert_close(y, ye)
+        y.sum().backward()
+        ye.sum().backward()
+        torch.testing.assert_close(w.grad, we.grad)
+    assert "makes a new tensor requiring grad" in tc.explain(jf)

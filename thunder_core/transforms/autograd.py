@@ -67,6 +67,14 @@ def split(trace: Trace, fusing: bool = True) -> Split:
     """A :class:`Split` of ``trace``; raises :class:`NotSplittable` saying why it cannot be
     split. ``fusing``: an executor will fuse the backward, so recomputing elementwise ops
     there is cheap."""
+    for b in trace.bound_symbols:
+        if any(isinstance(p, TensorProxy) and p.requires_grad for p in b.flat_outs) and not any(
+                isinstance(p, TensorProxy) and p.requires_grad for p in b.flat_args):
+            # a leaf made inside (`torch.ones(3, requires_grad=True)`, `t.requires_grad_()`):
+            # the split differentiates with respect to the inputs only, so what is computed
+            # from it would come out without grad_fn (and the leaf without .grad)
+            where = f" at {b.source[0]}:{b.source[1]}" if b.source else ""
+            raise NotSplittable(f"{b.sym.id}{where} makes a new tensor requiring grad (a leaf of the autograd graph)")
     joint = functionalize(trace)
     joint = expand(augment(joint))
     for b in joint.bound_symbols:
