@@ -183,12 +183,13 @@ def test_closure_value_change_is_seen():
     assert tc.cache_misses(jf) == 2 and tc.cache_hits(jf) == 1
 
 
-def test_grad_mode_and_default_dtype_are_part_of_the_key():
+def test_grad_mode_is_part_of_the_key_with_a_tensor_requiring_grad():
+    # (without one, both modes share an entry: tests/test_state_guards.py)
     jf = tc.jit(lambda a: a * 2)
-    a = torch.ones(2)
+    a = torch.ones(2, requires_grad=True)
     jf(a)
     with torch.no_grad():
-        jf(a)
+        assert not jf(a).requires_grad
     assert tc.cache_misses(jf) == 2
 
 

@@ -115,6 +115,22 @@ class _CaptureTrace(Trace):
         return I.recorder.resolve(I, args, kwargs)
 
 
+#: where grad mode's guard reads it (the prologue calls torch.is_grad_enabled())
+GRAD_MODE = Provenance("state", None, "grad_enabled")
+
+
+def _holds_grad(cap: Capture) -> bool:
+    """Whether a tensor of ``cap``'s trace requires grad. Grad mode changes a trace only
+    through such tensors (what requires grad, whether the compile splits for autograd), a
+    tensor made requiring grad under no_grad, or the program asking for it (both
+    ``_Recorder.grad_mode_matters``): without any of these, the
+    trace is the same in both modes and its prologue need not read it (one check less per
+    call). Inference mode's guard is implied by the tensors' check (guards/prologue.py)."""
+    if any(isinstance(p, TensorProxy) and p.requires_grad for _, p in cap.inputs):
+        return True
+    return any(isinstance(o, TensorProxy) and o.requires_grad for b in cap.trace.bound_symbols for o in b.flat_outs)
+
+
 class _Recorder:
     """Turns values entering the interpreted call into proxies and guards."""
 
@@ -128,6 +144,9 @@ class _Recorder:
         self.modules: dict = {}  # provenance -> Python module object read there
         self.containers: dict = {}  # provenance -> list/tuple/dict read there
         self.input_of: dict = {}  # id(input proxy) -> (tensor, provenance)
+        # the program asked torch.is_grad_enabled() (builtin/lookasides.py), or made a tensor
+        # requiring grad that no_grad stripped (ir/symbol.without_grad)
+        self.grad_mode_matters = False
 
     def finish(self, I):
         """Guards that need the whole run: lengths of iterated containers, existence of what
@@ -570,7 +589,7 @@ def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_o
     I.recorder = trace.recorder = rec
     I.local_types = frozenset({TensorProxy, NumberProxy})
     trace.interp = I
-    rec.guard(Provenance("state", None, "grad_enabled"), EQUALS, torch.is_grad_enabled())
+    rec.guard(GRAD_MODE, EQUALS, torch.is_grad_enabled())  # (dropped below when nothing depends on it)
     rec.guard(Provenance("state", None, "inference_mode"), EQUALS, torch.is_inference_mode_enabled())
     rec.guard(Provenance("state", None, "default_dtype"), EQUALS, torch.get_default_dtype())
     from .guards.epilogue import UndoLog
@@ -590,6 +609,8 @@ def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_o
         undo.restore()
         trace.interp = None
     trace.output = out if not trace.written else substitute(out, trace.written)  # (ir/trace.py Trace.written)
+    if not rec.grad_mode_matters and not _holds_grad(cap):
+        cap.guards[:] = [g for g in cap.guards if g.prov != GRAD_MODE]
     cap.specialize = trace.specialize  # passes after capture guard through it (ir.guarding)
     cap.equalities = trace.equalities
     if rec.numbers or rec.symbolic:

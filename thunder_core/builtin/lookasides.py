@@ -1,7 +1,8 @@
 """The core's own lookasides for tracing, registered through the lookaside hook like any
 plugin's: ``nn.Module.__call__`` straight to ``forward`` (when the module has no hooks),
 ``type(proxy)`` (the tensor's type), torch's ``__torch_function__`` checks, nested ``tc.jit``,
-``torch.compiler.is_compiling()`` (True while tracing), version counters of traced tensors
+``torch.compiler.is_compiling()`` (True while tracing), ``torch.is_grad_enabled()`` (a read the
+prologue checks), version counters of traced tensors
 (not modelled: ``_unsafe_set_version_counter`` on them is a no-op), ``torch.autograd.Function.apply``
 (a user's custom gradient: forward and backward traced, builtin/autograd_function.py; one opaque
 op, run by PyTorch with its own backward, when the backward cannot be traced), activation
@@ -27,6 +28,16 @@ def _module_call(I, args, kwargs):
         return I.call_function(torch.nn.Module._call_impl, args, kwargs)
     I.recorder.guard(prov, NO_HOOKS, None)
     return I.call(m.forward, args[1:], kwargs)
+
+
+def _grad_mode(I, args, kwargs):
+    # torch.is_grad_enabled(): the program's answer depends on grad mode, so the prologue
+    # checks it (capture.py leaves that check out of traces that neither read it nor hold a
+    # tensor requiring grad; torch's no_grad/enable_grad read it through here too)
+    rec = getattr(I, "recorder", None)
+    if rec is not None:
+        rec.grad_mode_matters = True
+    return torch.is_grad_enabled(*args, **kwargs)
 
 
 def _type(I, args, kwargs):
@@ -198,6 +209,7 @@ def thunder_core_lookasides():
 
     table.update(custom_op_lookasides())  # torch.library ops
     table[torch.random.manual_seed] = _manual_seed
+    table[torch.is_grad_enabled] = _grad_mode
     table[torch.cuda.is_available] = _cuda_available
     table[torch._C._autograd._unsafe_set_version_counter] = _set_version_counter
     import sys

@@ -66,6 +66,8 @@ class Prologue:
 #: global state a trace depends on, read by these functions (bound as constants of the code)
 _STATE = {"grad_enabled": torch.is_grad_enabled, "default_dtype": torch.get_default_dtype,
           "inference_mode": torch.is_inference_mode_enabled}
+#: the path of inference mode's guard (capture.py records it on every trace)
+_INFERENCE_MODE = Provenance("state", None, "inference_mode")
 #: types whose equal values are the same object: `v is K` checks type and value at once
 _SINGLETONS = (bool, type(None), torch.dtype)
 
@@ -242,8 +244,12 @@ def build_prologue(cap: Capture, args, kwargs, *, check=True, static=False) -> P
     sizes_now = _seed_sizes(b, cap) if static else None
     if static and not sizes_now:
         return None
+    inference = None  # inference mode's guard: implied by a TensorGuards check (below)
     if cap.draws or check:
         for g in cap.guards:
+            if g.prov == _INFERENCE_MODE and _TensorGuards is not None:
+                inference = g
+                continue
             if _after_draws(g, fresh_inputs):
                 drawn.append(g)
                 continue
@@ -272,6 +278,12 @@ def build_prologue(cap: Capture, args, kwargs, *, check=True, static=False) -> P
                 return None
             for var, g in tensors:
                 _emit_check(b, var, g)
+            tensors = ()
+        if inference is not None and check and not tensors:
+            # TensorGuards compares each tensor's dispatch keys as modified by the thread's
+            # dispatch state, which inference mode changes (it excludes the autograd keys): a
+            # call in the other mode fails that check, so the read is needed only without it
+            _emit_check(b, b.fetch(inference.prov), inference)
     if cap.draws:
         # Fresh values, after every other check (a prologue that misses before drawing has
         # drawn nothing): drawn in program order, each followed by the checks on what the

@@ -144,7 +144,7 @@ class Symbol:
         if self.decomposition is None:
             out, subsymbols = self.meta(*args, **kwargs), ()
             if not torch.is_grad_enabled():
-                out = without_grad(out)
+                out = without_grad(out, trace)
         else:
             cache = trace.decompositions
             if cache is not None:  # a call of a structure recorded before is copied (ir/replay.py)
@@ -157,7 +157,7 @@ class Symbol:
             if out is NotImplemented:  # declined for this call: the op is recorded whole
                 out, subsymbols = self.meta(*args, **kwargs), ()
                 if not torch.is_grad_enabled():
-                    out = without_grad(out)
+                    out = without_grad(out, trace)
             else:
                 subsymbols = without_unused_numbers(recorded, out)
         outs = _check_output(self, out)
@@ -227,13 +227,20 @@ def without_unused_numbers(bsyms, output) -> tuple:
     return tuple(reversed(kept))
 
 
-def without_grad(out):
+def without_grad(out, trace=None):
     """``out`` with every tensor proxy's requires_grad False (what ops produce under
-    ``torch.no_grad()``, whatever their meta function computed from the inputs)."""
+    ``torch.no_grad()``, whatever their meta function computed from the inputs). A tensor
+    that would require grad in grad mode (``torch.ones(3, requires_grad=True)``) makes
+    ``trace``'s capture depend on grad mode (its recorder's ``grad_mode_matters``)."""
     if isinstance(out, TensorProxy):
-        return out.replace(requires_grad=False) if out.requires_grad else out
+        if not out.requires_grad:
+            return out
+        rec = getattr(trace, "recorder", None)
+        if rec is not None:
+            rec.grad_mode_matters = True
+        return out.replace(requires_grad=False)
     if type(out) in (tuple, list):
-        return type(out)(without_grad(x) for x in out)
+        return type(out)(without_grad(x, trace) for x in out)
     return out
 
 
