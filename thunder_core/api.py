@@ -37,6 +37,14 @@ class RecompileWarning(UserWarning):
     """A jitted function was compiled more often than the cache limit; says what changed."""
 
 
+def _no_entry(args, kwargs):
+    return MISS
+
+
+def _with_first(fast, first, args, kwargs):
+    return fast((first, *args), kwargs)
+
+
 class JittedFunction:
     """``tc.jit(fn)``: calls ``fn`` through cached, guarded compiled traces."""
 
@@ -61,21 +69,34 @@ class JittedFunction:
         self._entries: dict = {}
         self._draws = fresh.DrawLog()  # the fresh values of the call in progress (guards/fresh.py)
         self._last: Entry | None = None
+        self._fast = _no_entry  # the last entry's hit function (_ran): tried first by __call__
         self.hits = self.misses = 0
         self._warned = False
         self.arg_names = None  # names of positional arguments for traces and messages
         functools.update_wrapper(self, fn, updated=())
 
     def __call__(self, *args, **kwargs):
+        self.hits += 1  # (counted first: a hit whose computation raises is still a hit)
+        out = self._fast(args, kwargs)  # the entry that ran last, checked and run in one call
+        if out is not MISS:
+            return out
+        self.hits -= 1
+        return self._call(args, kwargs)
+
+    def _ran(self, entry: Entry) -> None:
+        """``entry`` ran last: the next call tries its hit function first."""
+        self._last = entry
+        fast, bound = entry.fast, self._bound
+        if fast is None:
+            fast = _no_entry
+        elif bound is not None:  # a bound method: its object is the first argument
+            fast = functools.partial(_with_first, fast, bound)
+        self._fast = fast
+
+    def _call(self, args, kwargs):
+        """A call the last entry's hit function did not take: the other entries, else a compile."""
         if self._bound is not None:
             args = (self._bound, *args)
-        last = self._last
-        if last is not None and last.fast is not None:  # the entry that ran last, checked and run in one call
-            self.hits += 1  # (counted first: a hit whose computation raises is still a hit)
-            out = last.fast(args, kwargs)
-            if out is not MISS:
-                return out
-            self.hits -= 1
         if self.cache == "same input" and self._last is not None:
             inputs = self._last.unchecked.fn(args, kwargs)
             if inputs is not MISS:  # (fresh values are checked all the same: a draw's outcome may change)
@@ -91,7 +112,7 @@ class JittedFunction:
                         continue
                     if inputs is not MISS:
                         self.hits += 1
-                        self._last = e
+                        self._ran(e)
                         return e.run(inputs, args, kwargs)
         return self._compile_and_run(args, kwargs)
 
@@ -229,7 +250,7 @@ class JittedFunction:
                 warnings.warn(f"{getattr(self.fn, '__qualname__', self.fn)} was compiled {n} times "
                               f"(limit {MISS_WARN_LIMIT}); the last time because {_what_changed(previous, cap)}. "
                               f"{advice}", RecompileWarning, stacklevel=4)
-        self._last = entry
+        self._ran(entry)
         return entry
 
     def _lower(self, trace):
