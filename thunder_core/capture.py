@@ -587,6 +587,7 @@ def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_o
     I = TracingInterpreter(lookasides={**lookasides, **(extra_lookasides or {})}, on_enter=rec.on_enter,
                            record_opaque_calls=record_opaque_calls)
     I.recorder = trace.recorder = rec
+    trace.written = I.replaced  # in-place writes' results (ir/symbol.py), seen by attribute reads
     I.local_types = frozenset({TensorProxy, NumberProxy})
     trace.interp = I
     rec.guard(GRAD_MODE, EQUALS, torch.is_grad_enabled())  # (dropped below when nothing depends on it)

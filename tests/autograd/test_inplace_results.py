@@ -128,3 +128,19 @@ def test_an_op_writing_elsewhere_leaves_its_first_argument_alone():
     for g, w in zip(got, want):
         torch.testing.assert_close(g, w)
     torch.testing.assert_close(bn.running_mean, (0.1 * x.mean(0)))
+
+
+def test_the_program_reads_requires_grad_a_write_gave():
+    # z.add_(a) with a requiring grad makes z require grad; the program's own read of
+    # z.requires_grad saw z's old proxy (False) and took the other branch (silently wrong)
+    def f(a):
+        z = torch.zeros(3)
+        z.add_(a)
+        return z * 2 if z.requires_grad else z * 3
+
+    a = torch.randn(3, requires_grad=True)
+    got, want = tc.jit(f)(a), f(a)
+    torch.testing.assert_close(got, want)
+    assert got.requires_grad
+    got.sum().backward()
+    torch.testing.assert_close(a.grad, torch.full((3,), 2.0))

@@ -92,3 +92,18 @@ def test_calls_after_an_inplace_shape_change_see_the_new_shape():
     got, want = tc.jit(_reshaped_in_place)(x), _reshaped_in_place(x)
     assert got[1] == want[1] == (2, 3)
     torch.testing.assert_close(got[0], want[0])
+
+
+def _reads_after_inplace_shape_change(x):
+    y = x.clone()
+    y.unsqueeze_(0)
+    # the program's own reads of y's shape (not only later ops) see the new shape
+    return y.shape[0] * y.sum(dim=y.dim() - 1), y.size(), y.ndim, len(y.shape)
+
+
+def test_the_program_reads_the_shape_an_inplace_write_gave():
+    # (they read y's old proxy: y.dim() - 1 was 1, summing the wrong dim, silently)
+    x = torch.randn(3, 4)
+    got, want = tc.jit(_reads_after_inplace_shape_change)(x), _reads_after_inplace_shape_change(x)
+    torch.testing.assert_close(got[0], want[0])
+    assert got[1:] == want[1:] == (torch.Size([1, 3, 4]), 3, 3)

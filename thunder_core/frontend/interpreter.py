@@ -96,6 +96,9 @@ class Interpreter:
         self.views: dict[int, tuple] = {}      # id(view of an outside dict) -> (view, dict, its provenance, kind)
         # types whose objects are made by the trace, never outside data (the jit's proxies)
         self.local_types: frozenset = frozenset()
+        # id(proxy) -> what it is now, for a tensor an in-place write gave another shape or made
+        # require grad (the jit's Trace.written): the program's attribute reads see that
+        self.replaced: dict = {}
         self._index: dict = {}                 # find_path's index: id -> (object, container, key, provenance)
         self._indexed = 0                      # how many outside entries it covers
         self.written: set = set()              # (id(outside object), key) this call wrote (attribute, item, global, cell)

@@ -285,6 +285,9 @@ def read_attr(I, inst, o, name):
     """``o.name`` as the interpreted program reads it: a Python property's getter is
     interpreted, and an attribute of an outside object enters the call. ``inst``: the
     LOAD_ATTR instruction (its cache slot holds the site's last type), or None (``getattr``)."""
+    r = I.replaced
+    if r and id(o) in r:  # x.unsqueeze_(0); x.shape: the shape x has now
+        o = r[id(o)]
     t = type(o)
     if inst is None:
         p = _python_property(t, name)
