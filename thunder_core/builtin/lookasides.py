@@ -56,7 +56,7 @@ def _as_text(fn):
     numbers replaced by their (guarded) values, as f-strings do (``Interpreter.for_text``)."""
 
     def lookaside(I, args, kwargs):
-        if args and I.for_text is not None:
+        if args:
             args = (I.for_text(args[0]), *args[1:])
         return I.call_native(fn, args, kwargs)  # (as without the lookaside: str(uuid4()) is drawn)
 

@@ -259,9 +259,9 @@ class Interpreter:
     fresh_objects = False
     #: ``for_text(value) -> value``: what the program's f-strings, ``%`` on a string (and the
     #: ``str``/``repr``/``format``/``ascii`` lookasides of a user of the interpreter) format in
-    #: place of ``value``; None: the value itself. The jit replaces symbolic numbers by their
+    #: place of ``value`` (here the value itself). The jit replaces symbolic numbers by their
     #: guarded values there (ir/size.py ``textual``).
-    for_text = None
+    for_text = staticmethod(lambda value: value)
 
     def is_fresh(self, x) -> bool:
         """True for a fresh object: drawn (``draw``), or reached from one, and used whole (not a

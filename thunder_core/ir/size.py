@@ -17,9 +17,11 @@ did.
 
 from __future__ import annotations
 
+import functools
+
 import torch
 
-__all__ = ["Size", "plain", "textual"]
+__all__ = ["Size", "plain", "plain_kwargs", "textual"]
 
 
 class Size(tuple):
@@ -68,25 +70,35 @@ class Size(tuple):
 
 
 def plain(values):
-    """``values`` (a call's positional arguments, or its keyword arguments' values) with each
-    ``Size`` among them, or in a tuple or list among them, a plain tuple; ``values`` itself
-    (same object) when there is none. One level of nesting: shapes reach ops as arguments
-    (``x.view(s)``, ``torch.zeros(s)``) or in an argument's list (``x.view([*s])`` unpacks)."""
+    """``values`` (a call's positional arguments) with each ``Size`` among them, or in a tuple
+    or list among them, a plain tuple; ``values`` itself (same object) when there is none. One
+    level of nesting: shapes reach ops as arguments (``x.view(s)``, ``torch.zeros(s)``) or in
+    an argument's list (``x.view([*s])`` unpacks)."""
     for v in values:
-        t = type(v)
-        if t is Size or ((t is tuple or t is list) and any(type(w) is Size for w in v)):
-            break
-    else:
-        return values
-    return type(values)(_plain(v) for v in values)
+        if _holds_size(v):
+            return type(values)(_plain(v) for v in values)
+    return values
+
+
+def plain_kwargs(kwargs: dict) -> dict:
+    """:func:`plain` for keyword arguments: ``kwargs`` itself when no value holds a ``Size``."""
+    for v in kwargs.values():
+        if _holds_size(v):
+            return {k: _plain(v) for k, v in kwargs.items()}
+    return kwargs
+
+
+def _holds_size(v) -> bool:
+    t = type(v)
+    return t is Size or ((t is tuple or t is list) and any(type(w) is Size for w in v))
 
 
 def _plain(v):
     t = type(v)
     if t is Size:
         return tuple(v)
-    if (t is tuple or t is list) and any(type(w) is Size for w in v):
-        return t(tuple(w) if type(w) is Size else w for w in v)
+    if t is tuple or t is list:  # (a copy only when it holds a Size)
+        return t(tuple(w) if type(w) is Size else w for w in v) if any(type(w) is Size for w in v) else v
     return v
 
 
@@ -96,10 +108,8 @@ def textual(v):
     by its number, guarded like ``str(n)`` (``NumberProxy.specialize``); a shape becomes a
     ``torch.Size``. ``v`` itself when it holds none. ``repr((n, 1))`` would otherwise bake the
     trace name ``(x_0, 1)`` into the string, since a tuple's repr calls its items' repr in C."""
-    from .proxies import NumberProxy  # (proxies imports this module)
-
     t = type(v)
-    if t is NumberProxy:
+    if t is _number_proxy():
         return v if v.value is None and v.hint is None else v.specialize()
     if t is Size:
         return torch.Size([textual(d) for d in v])
@@ -110,3 +120,10 @@ def textual(v):
         items = {k: textual(x) for k, x in v.items()}
         return v if all(items[k] is x for k, x in v.items()) else items
     return v
+
+
+@functools.cache
+def _number_proxy():
+    from .proxies import NumberProxy  # (proxies imports this module: imported on first use)
+
+    return NumberProxy

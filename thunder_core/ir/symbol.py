@@ -45,7 +45,7 @@ import torch
 from .printing import annotation, print_value
 from .proxies import Proxy, TensorProxy, flat_proxies, is_valid_name, substitute
 from .replay import call_key, replay, replayable
-from .size import plain
+from .size import plain, plain_kwargs
 from .trace import current_equalities, current_guard_sink, current_trace
 
 __all__ = ["Symbol", "BoundSymbol", "TracingError", "without_unused_numbers"]
@@ -131,8 +131,8 @@ class Symbol:
                 f"built and compute nothing: call it inside `with thunder_core.ir.tracing(trace):`, or run the "
                 f"trace through Trace.python_callable(impls) to execute implementations.")
         args = plain(args)  # (a shape is a Size to the program, a plain tuple in the trace: ir/size.py)
-        if kwargs and (v := tuple(kwargs.values())) is not (p := plain(v)):
-            kwargs = dict(zip(kwargs, p))
+        if kwargs:
+            kwargs = plain_kwargs(kwargs)
         if trace.resolve_inputs is not None:
             args, kwargs = trace.resolve_inputs(args, kwargs)
         if trace.written:  # a tensor an earlier write changed (requires grad, shape): read that write's result

@@ -36,7 +36,7 @@ def binary_op(I, f, inst):
         return
     if I.before_write is not None and inst.arg in _INPLACE and id(a) in I.outside:
         I.before_write(a)
-    if type(a) is str and I.for_text is not None:  # "%s" % (x,)
+    if type(a) is str:  # "%s" % (x,)
         b = I.for_text(b)
     r = s[-1] = BINARY_OPS[inst.arg](a, b)
     if r is a and inst.arg in _INPLACE:
@@ -205,7 +205,7 @@ def format_value(I, f, inst):
     if I.fresh_objects and I.is_fresh(s[-1]):  # f"{uuid.uuid4()}": formatted on every call
         s[-1] = I.draw(formatted, (s[-1], conv, spec), None, "format")
         return
-    s[-1] = formatted(s[-1] if I.for_text is None else I.for_text(s[-1]), conv, spec)
+    s[-1] = formatted(I.for_text(s[-1]), conv, spec)
 
 
 @op("CONVERT_VALUE")
@@ -215,7 +215,7 @@ def convert_value(I, f, inst):
     if I.fresh_objects and I.is_fresh(s[-1]):
         s[-1] = I.draw(conv, (s[-1],), None, conv.__name__)
     else:
-        s[-1] = conv(s[-1] if I.for_text is None else I.for_text(s[-1]))
+        s[-1] = conv(I.for_text(s[-1]))
 
 
 @op("FORMAT_SIMPLE")
@@ -226,7 +226,7 @@ def format_simple(I, f, inst):
         if I.fresh_objects and I.is_fresh(v):
             s[-1] = I.draw(format, (v, ""), None, "format")
         else:
-            s[-1] = format(v if I.for_text is None else I.for_text(v), "")
+            s[-1] = format(I.for_text(v), "")
 
 
 @op("FORMAT_WITH_SPEC")
@@ -237,7 +237,7 @@ def format_with_spec(I, f, inst):
     if I.fresh_objects and I.is_fresh(v):
         s[-1] = I.draw(format, (v, spec), None, "format")
     else:
-        s[-1] = format(v if I.for_text is None else I.for_text(v), spec)
+        s[-1] = format(I.for_text(v), spec)
 
 
 @op("BUILD_STRING")
