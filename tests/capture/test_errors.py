@@ -78,3 +78,13 @@ def test_errors_never_print_a_whole_tensor():
         tc.jit(f)(big)
     text = str(ei.value) + _notes(ei.value)
     assert "999." not in text and "tensor([" not in text
+
+
+def test_tolist_of_a_computed_tensor_says_it_depends_on_values():
+    # (the message was torch's own about fake tensor subclasses, a name users never met)
+    def f(x):
+        return (x * 2).tolist()
+
+    with pytest.raises(TracingError, match=r"tolist returns something that depends on tensor values.*") as ei:
+        tc.jit(f)(torch.randn(3))
+    assert "FakeTensor" not in str(ei.value)

@@ -88,7 +88,7 @@ def opaque_entry(fn):
                 # implementation (torch 2.10's c10d::allreduce_): refused as an effect, as above
                 raise TracingError(_effect_refused(fn, writes, None)) from None
             if "DataDependent" in kind or "DynamicOutputShape" in kind or "data-dependent" in msg or \
-                    "data is not allocated" in msg:
+                    "data is not allocated" in msg or "tolist() is not supported for tensor subclasses" in msg:
                 raise TracingError(
                     f"{_where()}{_display(fn)} returns something that depends on tensor values, which are not known while "
                     f"tracing. Keep the computation in tensors (e.g. torch.where instead of `if t.item()`), or "
