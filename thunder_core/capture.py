@@ -390,8 +390,43 @@ def _unknown_tensor(trace, x) -> str:
 def _torch_lookaside(entry):
     def lookaside(I, args, kwargs):
         args, kwargs = I.recorder.resolve(I, args, kwargs)
+        if "out" in kwargs:
+            return _into_out(entry, args, kwargs)
         return entry(*args, **kwargs)
     return lookaside
+
+
+def _into_out(entry, args, kwargs):
+    """``torch.add(a, b, out=c)``: the op's result written into ``out`` (a tensor, or a tuple
+    of them for ops with several results) with ``Tensor.copy_``, which returns it, as eager
+    does. Eager resizes an ``out`` of another shape; here that is refused, saying so."""
+    kwargs = dict(kwargs)
+    out = kwargs.pop("out")
+    result = entry(*args, **kwargs)
+    if out is None:
+        return result
+    outs, results = (out, result) if isinstance(out, (tuple, list)) else ((out,), (result,))
+    if len(outs) != len(results) or not all(isinstance(o, TensorProxy) and isinstance(r, TensorProxy)
+                                            for o, r in zip(outs, results)):
+        raise TracingError(f"out= of {type(out).__name__} for a result of {len(results)} tensor(s): pass as many "
+                           f"tensors made or read by the function, or assign the result instead of using out=.")
+    copy = TORCH_CALLS[torch.Tensor.copy_]
+    for o, r in zip(outs, results):
+        if tuple(o.shape) != tuple(r.shape):
+            have, want = textual(tuple(o.shape)), textual(tuple(r.shape))
+            raise TracingError(f"out= has shape {have} where the result has {want}: eager "
+                               f"would resize it, which thunder_core does not model. Pass an out= tensor of the "
+                               f"result's shape, or assign the result instead of using out=.")
+        if not torch.can_cast(r.dtype, o.dtype):
+            raise RuntimeError(f"result type {_dtype_name(r.dtype)} can't be cast to the desired output type "
+                               f"{_dtype_name(o.dtype)}")  # (eager's error)
+        copy(o, r)
+    return out
+
+
+def _dtype_name(dtype) -> str:
+    return {torch.float32: "Float", torch.float64: "Double", torch.int64: "Long", torch.int32: "Int",
+            torch.bool: "Bool", torch.float16: "Half", torch.bfloat16: "BFloat16"}.get(dtype, str(dtype))
 
 
 def _torch_lookasides():
