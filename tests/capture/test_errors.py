@@ -88,3 +88,27 @@ def test_tolist_of_a_computed_tensor_says_it_depends_on_values():
     with pytest.raises(TracingError, match=r"tolist returns something that depends on tensor values.*") as ei:
         tc.jit(f)(torch.randn(3))
     assert "FakeTensor" not in str(ei.value)
+
+
+def _autograd_grad(x):
+    y = (x ** 3).sum()
+    (g,) = torch.autograd.grad(y, x, create_graph=True)
+    return g.sum()
+
+
+def _tensor_backward(x):
+    (x ** 2).sum().backward()
+    return x.grad
+
+
+def _functional_jacobian(x):
+    return torch.autograd.functional.jacobian(lambda a: a.sin(), x)
+
+
+@pytest.mark.parametrize("f, name", [(_autograd_grad, "torch.autograd.grad"), (_tensor_backward, "Tensor.backward"),
+                                     (_functional_jacobian, "torch.autograd.grad")])
+def test_autograd_inside_a_jitted_function_is_refused_saying_what_to_do(f, name):
+    # torch.autograd.grad on traced tensors crashed the process (a segfault in the engine);
+    # .backward() was a silent no-op (x.grad stayed None where eager fills it)
+    with pytest.raises(NotImplementedError, match=rf"{name} inside a jitted function is not supported.*Return the loss"):
+        tc.jit(f)(torch.randn(3, requires_grad=True))

@@ -279,6 +279,26 @@ for _method in ("register_hook", "register_post_accumulate_grad_hook", "retain_g
     _proxies.TENSOR_METHODS[_method] = _unsupported_hook(_method)
 
 
+# ---------------------------------------------------------------- autograd's engine inside a trace
+
+def _refuse_backward(name):
+    def refuse(*args, **kwargs):
+        raise NotImplementedError(
+            f"{_where()}{name} inside a jitted function is not supported: the trace records operations on tensors, "
+            f"and PyTorch's autograd engine cannot run on them while tracing. Return the "
+            f"loss from the jitted function and call {name} on it outside; the jitted function's backward is "
+            f"compiled for you.")
+    refuse.__name__ = name.rsplit(".", 1)[-1]
+    return refuse
+
+
+# (torch.autograd.functional reaches these through interpreted Python; a traced tensor's
+# .backward() was a silent no-op: x.grad stayed None)
+registry.TORCH_CALLS[torch.autograd.grad] = _refuse_backward("torch.autograd.grad")
+registry.TORCH_CALLS[torch.autograd.backward] = _refuse_backward("torch.autograd.backward")
+_proxies.TENSOR_METHODS["backward"] = _refuse_backward("Tensor.backward")
+
+
 # ---------------------------------------------------------------- global RNG state
 
 def _refuse_global_state(fn, name):
