@@ -470,3 +470,32 @@ def test_a_leaf_made_inside_gets_its_gradient_as_in_eager(how):
         ye.sum().backward()
         torch.testing.assert_close(w.grad, we.grad)
     assert "makes a new tensor requiring grad" in tc.explain(jf)
+
+
+def test_a_parameter_only_an_unused_output_reads_gets_no_gradient():
+    # (a pooler whose output the loss ignores: eager leaves its .grad None; the split gave
+    # zeros, which AdamW would decay and move)
+    lin, head = torch.nn.Linear(4, 4), torch.nn.Linear(4, 2)
+
+    def f(x):
+        h = lin(x).tanh()
+        return h, head(h[:, 0:4])
+
+    x = torch.randn(3, 4)
+    for fn in (f, tc.jit(f)):
+        lin.zero_grad(), head.zero_grad()
+        h, pooled = fn(x)
+        h.square().sum().backward()
+        assert head.weight.grad is None and head.bias.grad is None
+        assert lin.weight.grad is not None
+    want = torch.autograd.grad(f(x)[0].square().sum(), lin.weight)[0]
+    torch.testing.assert_close(lin.weight.grad, want)
+    # and both used: every gradient, as in eager
+    lin.zero_grad(), head.zero_grad()
+    h, pooled = tc.jit(f)(x)
+    (h.sum() + pooled.sum()).backward()
+    got = head.weight.grad.clone()
+    lin.zero_grad(), head.zero_grad()
+    h, pooled = f(x)
+    (h.sum() + pooled.sum()).backward()
+    torch.testing.assert_close(got, head.weight.grad)

@@ -139,7 +139,31 @@ class _Node(torch.autograd.Function):
             ctx.stash = stash = rest = None  # the backward's list is now the only reference: freed as it goes
         saved += cts
         result = runner.backward(saved)
+        if any(g is None for g in grads):
+            # an input reached only from outputs nothing differentiated gets None, not zeros, as
+            # in eager (the engine never reaches it there): an optimizer skips a parameter whose
+            # .grad is None, but decays and moves one with a zero gradient
+            unused = {i for i, g in enumerate(g for g, d in zip(grads, runner.differentiable) if d) if g is None}
+            if unused:
+                result = [None if d and d <= unused else r for r, d in zip(result, runner.grad_deps)]
         return (None, None, *result)
+
+
+def _cotangents_read(split) -> list:
+    """For each gradient the backward returns, the positions of the cotangents (the forward's
+    differentiable outputs, in order) it is computed from (empty for a constant or None)."""
+    from ..ir import TensorProxy
+
+    cts = split.backward.args[len(split.backward.args) - len(split.cotangent_of):]
+    deps = {id(p): frozenset((i,)) for i, p in enumerate(cts)}
+    for b in split.backward.bound_symbols:
+        d = frozenset().union(*(deps.get(id(p), ()) for p in b.flat_args))
+        if d:
+            for o in b.flat_outs:
+                deps[id(o)] = d
+    out = split.backward.output
+    return [deps.get(id(g), frozenset()) if isinstance(g, TensorProxy) else frozenset()
+            for g in (out if isinstance(out, (tuple, list)) else (out,))]
 
 
 class AutogradRunner:
@@ -170,6 +194,7 @@ class AutogradRunner:
         self.stashed_tensor = [self.saved_kind[i] == "tensor" for i in self.stashed]
         self.input_requires_grad = [isinstance(p, TensorProxy) and p.requires_grad
                                     for p in (*split.joint.args, *split.joint.kwargs.values())]
+        self.grad_deps = _cotangents_read(split)
         # Outputs that may be an input object at run time (`x.contiguous()`, `x.to(x.dtype)`):
         # autograd.Function would hand back a view of it, eager gives the input itself.
         producer = {id(o): b for b in split.forward.bound_symbols for o in b.flat_outs}
