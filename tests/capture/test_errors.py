@@ -112,3 +112,13 @@ def test_autograd_inside_a_jitted_function_is_refused_saying_what_to_do(f, name)
     # .backward() was a silent no-op (x.grad stayed None where eager fills it)
     with pytest.raises(NotImplementedError, match=rf"{name} inside a jitted function is not supported.*Return the loss"):
         tc.jit(f)(torch.randn(3, requires_grad=True))
+
+
+def test_a_module_built_inside_a_jitted_function_is_refused_saying_what_to_do():
+    # nn.Parameter of a traced tensor crashed the process (torch's C code needs real storage)
+    def f(x):
+        return torch.nn.Linear(4, 4)(x)
+
+    with pytest.raises(TracingError, match=r"Parameter\(...\) of a tensor computed inside the jitted function.*create "
+                                           r"the module or parameter outside"):
+        tc.jit(f)(torch.randn(2, 4))

@@ -162,6 +162,19 @@ def _set_version_counter(I, args, kwargs):
     return torch._C._autograd._unsafe_set_version_counter(*args, **kwargs)
 
 
+def _make_subclass(I, args, kwargs):
+    # nn.Parameter(t) (and other subclasses made the same way) of a tensor computed while
+    # tracing: torch's C code needs a real tensor's storage (a traced one crashed the process)
+    from ..ir import Proxy, TracingError, flat_proxies
+
+    if any(isinstance(p, Proxy) for p in flat_proxies((args, kwargs))):
+        cls = getattr(args[0], "__name__", "a tensor subclass") if args else "a tensor subclass"
+        raise TracingError(f"{cls}(...) of a tensor computed inside the jitted function (a new parameter, or a "
+                           f"module built inside it) is not supported: create the module or parameter outside the "
+                           f"jitted function and use it there.")
+    return torch.Tensor._make_subclass(*args, **kwargs)
+
+
 def _nested_jit(I, args, kwargs):
     # Traced inline, under the outer jit's options; what the inner one ran is remembered so its
     # own sharp-edge levels apply there too where they are stricter (api.JittedFunction._trace).
@@ -212,6 +225,7 @@ def thunder_core_lookasides():
     table[torch.is_grad_enabled] = _grad_mode
     table[torch.cuda.is_available] = _cuda_available
     table[torch._C._autograd._unsafe_set_version_counter] = _set_version_counter
+    table[torch.Tensor._make_subclass] = _make_subclass
     import sys
 
     # those imported (importing torch._dynamo takes ~1 s; code calling its is_compiling has
