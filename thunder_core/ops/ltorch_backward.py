@@ -141,7 +141,7 @@ def layer_norm_backward(grad_output, input, normalized_shape, weight=None, eps=1
     return _layer_norm_grads(grad_output, input, mean, rstd, weight, dims, output_mask)
 
 
-def _layer_norm_grads(grad_output, input, mean, rstd, weight, dims, output_mask):
+def _layer_norm_grads(grad_output, input, mean, rstd, weight, dims, output_mask, bias=None):
     x, g = _wide(input), _wide(grad_output)
     xhat = (x - mean) * rstd
     gx = g if weight is None else g * weight
@@ -151,8 +151,8 @@ def _layer_norm_grads(grad_output, input, mean, rstd, weight, dims, output_mask)
         outs.append(gi.to(input.dtype))
     if output_mask[1]:
         outs.append(_lead_sum(g * xhat, len(dims)).to(weight.dtype))
-    if output_mask[2]:
-        outs.append(_lead_sum(g, len(dims)).to(grad_output.dtype))
+    if output_mask[2]:  # (the bias's dtype, as ATen's kernel: a float32 bias beside a bfloat16 input)
+        outs.append(_lead_sum(g, len(dims)).to(grad_output.dtype if bias is None else bias.dtype))
     return tuple(outs)
 
 
@@ -200,7 +200,8 @@ def layer_norm_backward_stats(grad_output, input, mean, rstd, weight=None, bias=
     """Gradients of :func:`layer_norm_forward` for (input, weight, bias) where ``output_mask``
     holds, from its saved statistics (eager's kernel, or the same formula on them: recomputing
     them would need the forward's eps)."""
-    return _layer_norm_grads(grad_output, input, mean, rstd, weight, _trailing(input, normalized_shape), output_mask)
+    return _layer_norm_grads(grad_output, input, mean, rstd, weight, _trailing(input, normalized_shape), output_mask,
+                             bias)
 
 
 def _batch_norm_backward_impl(args, kwargs):
