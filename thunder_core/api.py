@@ -37,6 +37,15 @@ class RecompileWarning(UserWarning):
     """A jitted function was compiled more often than the cache limit; says what changed."""
 
 
+def _without_autocast(fn):
+    from .ops.registry import without_autocast
+
+    def run(*args):
+        return without_autocast(fn, *args)
+    run.__wrapped__ = fn
+    return run
+
+
 def _no_entry(args, kwargs):
     return MISS
 
@@ -170,7 +179,7 @@ class JittedFunction:
         t0 = time.perf_counter()
         with first_call():  # compiles queued by this call start when it returns
             out = self._compile_and_run_now(args, kwargs)
-            runner = self._last.computation
+            runner = getattr(self._last.computation, "__wrapped__", self._last.computation)
             if isinstance(runner, AutogradRunner) and self._last.tiered:  # ... or after its first backward
                 # deferred before the hold ends: the compile thread, woken then, must find it
                 # (registered after, a compile could start and take the GIL from the backward)
@@ -210,6 +219,11 @@ class JittedFunction:
 
         with guarding(cap.specialize, cap.equalities):  # what lowering specialises is guarded like the capture's reads
             computation, more, backward_traces, owner, explanation, tiered = self._lower(traces[-1])
+        if cap.autocast:
+            # traced under torch.autocast: the trace holds its casts (transforms/autocast.py),
+            # and where the program turned it off (HF's rotary embeddings) none: it runs with
+            # the caller's autocast off, so nothing is cast twice, or against the program
+            computation = _without_autocast(computation)
         traces += more
         exec_trace = traces.pop()
         if VERIFY_TRACES:

@@ -40,6 +40,7 @@ from .user_errors import annotate, is_user_file, plugin_dirs
 from .guards.record import BOUND, EQUALS, IDENTITY, LENGTH, NO_HOOKS, SAME_AS, TENSOR, TYPE  # noqa: F401
 from .guards.record import DRAWN, PREDICATE, VALUES, Capture, Draw, Guard  # noqa: F401
 from .guards import fresh
+from .transforms import autocast
 from . import plugins
 from .ops import TORCH_CALLS
 
@@ -623,11 +624,20 @@ def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_o
                            record_opaque_calls=record_opaque_calls)
     I.recorder = trace.recorder = rec
     trace.written = I.replaced  # in-place writes' results (ir/symbol.py), seen by attribute reads
+    trace.cast_inputs = autocast.cast_inputs  # torch.autocast's casts, recorded (transforms/autocast.py)
     I.local_types = frozenset({TensorProxy, NumberProxy})
     trace.interp = I
     rec.guard(GRAD_MODE, EQUALS, torch.is_grad_enabled())  # (dropped below when nothing depends on it)
     rec.guard(Provenance("state", None, "inference_mode"), EQUALS, torch.is_inference_mode_enabled())
     rec.guard(Provenance("state", None, "default_dtype"), EQUALS, torch.get_default_dtype())
+    cap.autocast = autocast.active()
+    for dev in autocast.POLICY:  # (on/off implied by the tensors' check: guards/prologue.py)
+        on = torch.is_autocast_enabled(dev)
+        rec.guard(Provenance("state", None, f"autocast_enabled({dev})", functools.partial(torch.is_autocast_enabled, dev)),
+                  EQUALS, on)
+        if on:
+            rec.guard(Provenance("state", None, f"autocast_dtype({dev})", functools.partial(torch.get_autocast_dtype, dev)),
+                      EQUALS, torch.get_autocast_dtype(dev))
     from .guards.epilogue import UndoLog
 
     undo = UndoLog()

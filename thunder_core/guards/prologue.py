@@ -66,8 +66,10 @@ class Prologue:
 #: global state a trace depends on, read by these functions (bound as constants of the code)
 _STATE = {"grad_enabled": torch.is_grad_enabled, "default_dtype": torch.get_default_dtype,
           "inference_mode": torch.is_inference_mode_enabled}
-#: the path of inference mode's guard (capture.py records it on every trace)
-_INFERENCE_MODE = Provenance("state", None, "inference_mode")
+#: state guards a TensorGuards check implies (capture.py records them on every trace):
+#: inference mode and autocast change the thread's dispatch keys, which it compares
+_IMPLIED_BY_TENSOR_CHECK = frozenset(Provenance("state", None, k) for k in (
+    "inference_mode", "autocast_enabled(cpu)", "autocast_enabled(cuda)"))
 #: types whose equal values are the same object: `v is K` checks type and value at once
 _SINGLETONS = (bool, type(None), torch.dtype)
 
@@ -244,11 +246,11 @@ def build_prologue(cap: Capture, args, kwargs, *, check=True, static=False) -> P
     sizes_now = _seed_sizes(b, cap) if static else None
     if static and not sizes_now:
         return None
-    inference = None  # inference mode's guard: implied by a TensorGuards check (below)
+    implied = []  # state guards a TensorGuards check implies (below)
     if cap.draws or check:
         for g in cap.guards:
-            if g.prov == _INFERENCE_MODE and _TensorGuards is not None:
-                inference = g
+            if g.prov in _IMPLIED_BY_TENSOR_CHECK and _TensorGuards is not None:
+                implied.append(g)
                 continue
             if _after_draws(g, fresh_inputs):
                 drawn.append(g)
@@ -279,11 +281,12 @@ def build_prologue(cap: Capture, args, kwargs, *, check=True, static=False) -> P
             for var, g in tensors:
                 _emit_check(b, var, g)
             tensors = ()
-        if inference is not None and check and not tensors:
+        for g in implied if check and not tensors else ():
             # TensorGuards compares each tensor's dispatch keys as modified by the thread's
-            # dispatch state, which inference mode changes (it excludes the autograd keys): a
-            # call in the other mode fails that check, so the read is needed only without it
-            _emit_check(b, b.fetch(inference.prov), inference)
+            # dispatch state, which inference mode (excluding the autograd keys) and autocast
+            # (including its keys) change: a call in the other mode fails that check, so the
+            # read is needed only without it
+            _emit_check(b, b.fetch(g.prov), g)
     if cap.draws:
         # Fresh values, after every other check (a prologue that misses before drawing has
         # drawn nothing): drawn in program order, each followed by the checks on what the

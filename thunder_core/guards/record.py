@@ -110,6 +110,7 @@ class Capture:
     draws: list = field(default_factory=list)      # [Draw] in program order (their guards are DRAWN)
     epilogue_draws: list = field(default_factory=list)  # [Provenance] of draws the epilogue uses (objects)
     draw_log: object = None                        # guards/fresh.DrawLog the prologue draws through
+    autocast: dict = field(default_factory=dict)   # {device type: dtype} torch.autocast was on for when traced
 
     def describe_path(self, prov) -> str:
         """``args[0].fc.weight`` with the root argument named: ``argument x`` / ``x.fc.weight``."""

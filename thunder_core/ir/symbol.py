@@ -140,6 +140,14 @@ class Symbol:
         eqs = current_equalities()
         if eqs:  # sizes guards made equal: the call takes one symbol for them
             args, kwargs = eqs.canonical_value(args), eqs.canonical_value(kwargs)
+        if trace.cast_inputs is not None and not trace.autocast_off:
+            cast = trace.cast_inputs(self, args, kwargs)
+            if cast is not None:  # an autocast op: its inputs cast, its body run without autocast
+                trace.autocast_off = True
+                try:
+                    return self(*cast[0], **cast[1])
+                finally:
+                    trace.autocast_off = False
         key = None
         if self.decomposition is None:
             out, subsymbols = self.meta(*args, **kwargs), ()

@@ -137,6 +137,12 @@ class Trace:
     #: kwargs)`` replaces real values reaching a symbol call (a tensor the program got along a
     #: path the frontend did not see) by proxies, or raises saying why it cannot. None: no hook.
     resolve_inputs = None
+    #: A hook of the frontend: ``cast_inputs(symbol, args, kwargs)`` -> ``(args, kwargs)`` cast
+    #: as ``torch.autocast`` casts this op's inputs now, or None when it leaves the call alone
+    #: (transforms/autocast.py). The symbol then runs with ``autocast_off`` set, as ATen runs
+    #: an autocast op's body with autocast excluded.
+    cast_inputs = None
+    autocast_off = False
     #: The capture's :class:`~thunder_core.ir.equalities.Equalities` (symbolic sizes unified
     #: by guards) while it is being built, else None.
     equalities = None

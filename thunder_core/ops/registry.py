@@ -412,11 +412,37 @@ def _guards_recorded() -> bool:
     return getattr(current_trace(), "specialize", None) is not None or current_guard_sink() not in (None, use_hints)
 
 
+_any_autocast = getattr(torch._C, "_is_any_autocast_enabled", None)
+AUTOCAST_DEVICES = ("cpu", "cuda")
+
+
+def without_autocast(fn, *args):
+    """``fn(*args)`` with ``torch.autocast`` off for every device type. A trace holds
+    autocast's casts explicitly (transforms/autocast.py): what runs it, and the fake runs
+    computing its metadata, must not cast again."""
+    if _any_autocast is not None and not _any_autocast():
+        return fn(*args)
+    on = [d for d in AUTOCAST_DEVICES if torch.is_autocast_enabled(d)]
+    for d in on:
+        torch.set_autocast_enabled(d, False)
+    try:
+        return fn(*args)
+    finally:
+        for d in on:
+            torch.set_autocast_enabled(d, True)
+
+
 def fake_meta(call: Callable, named: bool = False) -> Callable:
     """A meta function computing outputs by running ``call`` (torch-convention args) under
     FakeTensorMode; ``call`` receives the symbol call's (positional, keywords). ``named``
-    keeps torch's named tuples (a bound symbol's output holds plain tuples)."""
+    keeps torch's named tuples (a bound symbol's output holds plain tuples). Autocast is off
+    there (:func:`without_autocast`)."""
     def meta(*pos, **kw):
+        if _any_autocast is not None and _any_autocast():
+            return without_autocast(run, pos, kw)
+        return run(pos, kw)
+
+    def run(pos, kw):
         if has_symbolic((pos, kw)) and _guards_recorded():
             try:  # symbolic sizes through torch's ShapeEnv; what it cannot express: concrete, guarded
                 return symbolic_fake_run(call, pos, kw, named)
