@@ -107,3 +107,19 @@ def test_the_program_reads_the_shape_an_inplace_write_gave():
     got, want = tc.jit(_reads_after_inplace_shape_change)(x), _reads_after_inplace_shape_change(x)
     torch.testing.assert_close(got[0], want[0])
     assert got[1:] == want[1:] == (torch.Size([1, 3, 4]), 3, 3)
+
+
+def test_data_is_the_tensor_without_autograd_and_writes_through():
+    # (x.data failed: "not a plain value (FakeTensor)")
+    def f(x, w):
+        d = w.data
+        d.mul_(2)  # reaches w, as in eager
+        return x * w.data, d.requires_grad
+
+    x = torch.randn(3)
+    w_e, w_j = torch.randn(3, requires_grad=True), None
+    w_j = w_e.detach().clone().requires_grad_()
+    want, got = f(x, w_e), tc.jit(f)(x, w_j)
+    torch.testing.assert_close(got[0], want[0])
+    assert got[1] is want[1] is False
+    torch.testing.assert_close(w_j, w_e)

@@ -241,6 +241,8 @@ _METADATA_TYPES = (bool, int, float, str, type(None), torch.dtype, torch.device,
 
 
 def _missing_property(p, attr: str):
+    if attr == "data":  # the same tensor without autograd: a view (writes through it reach p), as eager's
+        return p.detach()
     if attr == "is_leaf":  # known without grad, and for parameters; else it depends on how the caller made it
         if not p.requires_grad or p.__class__ is torch.nn.Parameter:
             return True
