@@ -418,6 +418,12 @@ class TensorProxy(Proxy):
         n = len(self)  # raises now for a 0-d tensor, like torch
         return (self[i] for i in range(n))
 
+    def __int__(self):  # int(t): t.item() (an input's value, guarded; else refused as data)
+        return int(self.item())
+
+    def __float__(self):
+        return float(self.item())
+
     def __getattr__(self, attr: str):
         # Only reached when normal lookup fails: fields and the methods above win.
         if attr.startswith("__"):

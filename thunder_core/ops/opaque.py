@@ -234,6 +234,24 @@ def _missing_method(attr: str):
 
 _proxies.MISSING_METHOD = _missing_method
 
+
+def _item(p):
+    """``t.item()`` (and ``int(t)``, ``float(t)``): the value of a one-element integer input
+    tensor, which the frontend reads and guards (one compile per value, like a constant);
+    otherwise the value is data (computed, or floating) and the call says so."""
+    from ..ir import current_trace
+
+    hook = getattr(current_trace(), "known_value", None)
+    v = hook(p) if hook is not None and p.numel() == 1 else None
+    if v is None:
+        return opaque_entry(torch.Tensor.item)(p)  # raises: depends on tensor values
+    while type(v) is list:
+        v = v[0]
+    return v
+
+
+_proxies.TENSOR_METHODS["item"] = _item
+
 # Metadata a tensor reports about itself (is_nested, is_sparse, is_quantized, is_leaf...):
 # what a fake tensor with the proxy's metadata answers, when it is a plain value.
 _METADATA_TYPES = (bool, int, float, str, type(None), torch.dtype, torch.device, torch.layout, torch.memory_format,

@@ -109,6 +109,8 @@ class OpDef:
             # `x.view(2, 3)` and `x.view((2, 3))` mean the same: normalise to one tuple
             if len(va) == 1 and isinstance(va[0], (tuple, list, torch.Size)):
                 va = tuple(va[0])
+            if any(type(v) is TensorProxy for v in va):  # torch.zeros(n) with n a 0-d integer tensor
+                va = tuple(_size_of(v) if type(v) is TensorProxy else v for v in va)
             bound.arguments[self.varargs] = tuple(va)
         pos, kw = [], {}
         for name, p in self.signature.parameters.items():
@@ -656,6 +658,14 @@ def _with_known_values(opdef, names, args, kwargs):
         if isinstance(v, TensorProxy):
             bound.arguments[n] = known_value(v, f"{opdef.symbol.id.replace('ltorch.', 'torch.')}'s {n}")
     return bound.args, bound.kwargs
+
+
+def _size_of(p: TensorProxy):
+    """A 0-d integer tensor given as a size or dim (torch takes it through ``__index__``):
+    its value, when the frontend knows it (an input, guarded), else a TracingError."""
+    if p.ndim != 0 or p.dtype.is_floating_point or p.dtype.is_complex:
+        return p
+    return known_value(p, "a size given as a tensor")
 
 
 def known_value(p: TensorProxy, what: str):
