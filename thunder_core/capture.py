@@ -124,9 +124,9 @@ def _holds_grad(cap: Capture) -> bool:
     """Whether a tensor of ``cap``'s trace requires grad. Grad mode changes a trace only
     through such tensors (what requires grad, whether the compile splits for autograd), a
     tensor made requiring grad under no_grad, or the program asking for it (both
-    ``_Recorder.grad_mode_matters``): without any of these, the
-    trace is the same in both modes and its prologue need not read it (one check less per
-    call). Inference mode's guard is implied by the tensors' check (guards/prologue.py)."""
+    ``_Recorder.grad_mode_matters``): without any of these, the trace is the same in both
+    modes and its prologue need not read it (one check less per call). Inference mode's
+    guard is implied by the tensors' check (guards/prologue.py)."""
     if any(isinstance(p, TensorProxy) and p.requires_grad for _, p in cap.inputs):
         return True
     return any(isinstance(o, TensorProxy) and o.requires_grad for b in cap.trace.bound_symbols for o in b.flat_outs)
