@@ -122,3 +122,16 @@ def test_a_module_built_inside_a_jitted_function_is_refused_saying_what_to_do():
     with pytest.raises(TracingError, match=r"Parameter\(...\) of a tensor computed inside the jitted function.*create "
                                            r"the module or parameter outside"):
         tc.jit(f)(torch.randn(2, 4))
+
+
+def test_a_module_backward_hook_is_refused_with_grad_and_traced_without():
+    # (it failed reading grad_fn, naming neither the hook nor what to do)
+    lin = torch.nn.Linear(4, 4)
+    lin.register_full_backward_hook(lambda mod, gi, go: None)
+    model = torch.nn.Sequential(lin, torch.nn.ReLU())
+    jm = tc.jit(model)
+    x = torch.randn(2, 4)
+    with torch.no_grad():  # torch sets no hook up without grad: traced as usual
+        torch.testing.assert_close(jm(x), model(x))
+    with pytest.raises(TracingError, match="Linear has a backward hook .* Hook the tensors instead"):
+        jm(x)

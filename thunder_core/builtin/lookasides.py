@@ -23,6 +23,18 @@ def _module_call(I, args, kwargs):
     has_hooks = (m._backward_hooks or m._backward_pre_hooks or m._forward_hooks or m._forward_pre_hooks
                  or mod._global_backward_pre_hooks or mod._global_backward_hooks
                  or mod._global_forward_hooks or mod._global_forward_pre_hooks)
+    if (m._backward_hooks or m._backward_pre_hooks or mod._global_backward_pre_hooks or mod._global_backward_hooks) \
+            and _grad_mode(I, (), {}):
+        # torch's backward hooks attach to the autograd nodes of the module's inputs and
+        # outputs (grad_fn), which traced tensors do not have, and the compiled backward would
+        # not call them (under no_grad torch sets none up: traced as usual, keyed on grad mode)
+        from ..ir import TracingError
+
+        raise TracingError(
+            f"{type(m).__name__} has a backward hook (register_full_backward_hook, register_full_backward_pre_hook "
+            f"or register_backward_hook, on it or globally), which a jitted function cannot call with grad enabled: "
+            f"its backward runs as one compiled trace. Hook the tensors instead (Tensor.register_hook on the jitted "
+            f"function's inputs or outputs, or on parameters: both supported), or remove the hook while it is jitted.")
     prov = I.provenance(m)
     if has_hooks or prov is None:
         return I.call_function(torch.nn.Module._call_impl, args, kwargs)
