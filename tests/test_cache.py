@@ -317,3 +317,46 @@ def test_the_general_prologue_is_compiled_only_when_a_call_needs_it():
     torch.testing.assert_close(jf(x, y), f(x, y))
     assert entry.prologue._fn is not None
     assert (tc.cache_misses(jf), tc.cache_hits(jf)) == (1, 3)
+
+
+class _Mode(__import__("enum").Enum):
+    A = 1
+    B = 2
+
+
+class _Token:
+    pass
+
+
+_TOKENS = (_Token(), _Token())
+
+
+class _Cfg:
+    def __init__(self):
+        self.mode, self.token = _Mode.A, _TOKENS[0]
+
+
+@pytest.mark.parametrize("how", ["enum is", "enum ==", "enum dict key", "object is", "object =="])
+def test_a_change_of_which_object_an_attribute_holds_is_a_miss(how):
+    # (enum members and plain objects were guarded by type only: `cfg.mode is Mode.B` kept
+    # its first answer after cfg.mode changed: silently the other branch)
+    cfg = _Cfg()
+    table = {_Mode.A: 3.0, _Mode.B: -1.0}
+
+    def f(x):
+        if how == "enum is":
+            return -x if cfg.mode is _Mode.B else x * 2
+        if how == "enum ==":
+            return -x if cfg.mode == _Mode.B else x * 2
+        if how == "enum dict key":
+            return x * table[cfg.mode]
+        if how == "object is":
+            return -x if cfg.token is _TOKENS[1] else x * 2
+        return -x if cfg.token == _TOKENS[1] else x * 2
+
+    jf = tc.jit(f)
+    x = torch.ones(2)
+    for mode, token in ((_Mode.A, 0), (_Mode.B, 1), (_Mode.B, 1), (_Mode.A, 0)):
+        cfg.mode, cfg.token = mode, _TOKENS[token]
+        torch.testing.assert_close(jf(x), f(x))
+    assert (tc.cache_misses(jf), tc.cache_hits(jf)) == (2, 2)

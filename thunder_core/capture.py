@@ -13,6 +13,7 @@ of torch functions that have no symbol become opaque symbols (ops/opaque.py).
 
 from __future__ import annotations
 
+import enum
 import functools
 import linecache
 import os
@@ -218,6 +219,8 @@ class _Recorder:
         elif isinstance(value, (list, tuple, dict)):
             self.guard(prov, TYPE, type(value))
             self.containers[prov] = value  # its length is guarded if it is iterated (finish())
+        elif isinstance(value, enum.Enum):  # a member is its own value (`cfg.mode is Mode.B`)
+            self.guard(prov, IDENTITY, value)
         else:
             self.guard(prov, TYPE, type(value))
         return value
@@ -445,6 +448,13 @@ class TracingInterpreter(Interpreter):
     """The interpreter with torch's operations recorded into a trace."""
 
     for_text = staticmethod(textual)  # f"{x.shape}": this call's sizes, guarded
+
+    def identity_used(self, value):
+        """The program compared ``value`` by identity (``is``, or ``==`` without an ``__eq__``
+        of its own): an outside object guarded by type only is guarded to be this object."""
+        e = self.outside.get(id(value))
+        if e is not None and e[0] is value and not isinstance(value, (torch.Tensor, *_EQ_TYPES)):
+            self.recorder.guard(e[1], IDENTITY, value)
 
     def draw(self, fn, args, kwargs=None, name=None, frozen=False):
         """A fresh value (see ``Interpreter.draw``): the call's next draw from the draw log

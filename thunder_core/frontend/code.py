@@ -159,8 +159,9 @@ def _decode(code, handlers):
             # Plain binary operators run inline; in-place ones keep the handler (it logs
             # mutations of outside objects).
             i.inline, i.cache = 11, _BINARY_FNS[ins.arg]
-        elif ins.opname == "COMPARE_OP" and ins.argval in _COMPARE_FNS:
-            # Comparisons too, by the same path (3.13's "convert to bool" form calls bool()).
+        elif ins.opname == "COMPARE_OP" and ins.argval in _COMPARE_FNS and ins.argval not in ("==", "!="):
+            # Comparisons too, by the same path (3.13's "convert to bool" form calls bool());
+            # not == and != (object.__eq__ compares identity: the handler guards it)
             i.inline, i.cache = 11, _COMPARE_FNS[ins.argval][PY >= (3, 13) and bool(ins.arg & 16)]
         run = handlers.get(ins.opname)
         if run is None:

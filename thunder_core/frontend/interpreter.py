@@ -263,6 +263,11 @@ class Interpreter:
     #: guarded values there (ir/size.py ``textual``).
     for_text = staticmethod(lambda value: value)
 
+    def identity_used(self, value):
+        """The program compared ``value`` by identity (``is``, ``==`` through ``object.__eq__``):
+        a user of the interpreter that checks outside objects by type only checks this one's
+        identity (the jit's capture does)."""
+
     def is_fresh(self, x) -> bool:
         """True for a fresh object: drawn (``draw``), or reached from one, and used whole (not a
         number, string or tensor). An operator, ``format()`` or native call taking one is a draw

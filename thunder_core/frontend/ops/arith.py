@@ -87,14 +87,24 @@ else:
 def _compare(I, sym, a, b):
     if I.fresh_objects and (I.is_fresh(a) or I.is_fresh(b)):
         return I.draw(COMPARE[sym], (a, b), None, f"operator {sym}")
+    if (sym == "==" or sym == "!=") and I.outside and type(a).__eq__ is _OBJECT_EQ:
+        I.identity_used(a)  # object.__eq__ is identity
+        I.identity_used(b)
     return COMPARE[sym](a, b)
+
+
+_OBJECT_EQ = object.__eq__
 
 
 @op("IS_OP")
 def is_op(I, f, inst):
     s = f.stack
     b = s.pop()
-    s[-1] = (s[-1] is not b) if inst.arg else (s[-1] is b)
+    a = s[-1]
+    if I.outside:  # `cfg.mode is Mode.B`: the answer depends on which objects these are
+        I.identity_used(a)
+        I.identity_used(b)
+    s[-1] = (a is not b) if inst.arg else (a is b)
 
 
 @op("CONTAINS_OP")
