@@ -25,6 +25,7 @@ import torch
 from .frontend import Interpreter
 from .frontend import events as ev
 from .frontend.code import run_natively
+from .frontend.iteration import CONTAINERS, read_contents
 from .frontend.tracebacks import hide
 from .frontend.native import MODULE_TABLES
 from .frontend.native import SCALARS, is_mutator, unused_call
@@ -216,7 +217,7 @@ class _Recorder:
             parent = self.modules.get(prov.parent) if prov.kind == ATTR else None
             if parent is None or not parent.__name__.startswith("torch"):
                 self.guard(prov, IDENTITY, value)
-        elif isinstance(value, (list, tuple, dict)):
+        elif isinstance(value, (list, tuple, dict, set, frozenset)):
             self.guard(prov, TYPE, type(value))
             self.containers[prov] = value  # its length is guarded if it is iterated (finish())
         elif isinstance(value, enum.Enum):  # a member is its own value (`cfg.mode is Mode.B`)
@@ -447,7 +448,12 @@ def _merged_lookasides(registry):
 class TracingInterpreter(Interpreter):
     """The interpreter with torch's operations recorded into a trace."""
 
-    for_text = staticmethod(textual)  # f"{x.shape}": this call's sizes, guarded
+    def for_text(self, value):
+        """f"{x.shape}": this call's sizes, guarded (ir/size.py textual); the text of an outside
+        container depends on its items, which are read (and so guarded) first."""
+        if type(value) in CONTAINERS:
+            read_contents(self, value)
+        return textual(value)
 
     def identity_used(self, value):
         """The program compared ``value`` by identity (``is``, or ``==`` without an ``__eq__``

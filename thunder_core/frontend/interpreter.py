@@ -31,6 +31,7 @@ from . import native, recursion, special
 from .code import _infos, CO_ASYNC_GENERATOR, CO_COROUTINE, PY, code_info
 from .errors import refuse
 from .frame import NULL, ExcItem, Frame
+from .iteration import CONTAINERS, read_contents
 from .native import NOT_DATA as _NOT_DATA
 from .native import SCALARS
 from .provenance import ARG, KWARG, Provenance
@@ -400,11 +401,17 @@ class Interpreter:
                         elif k == 4:  # no-ops: RESUME, NOP, PRECALL, ...
                             continue
                         elif k == 5:
-                            if not stack.pop():
+                            v = stack.pop()
+                            if type(v) in CONTAINERS:  # `if cfg.layers:` its length decides
+                                read_contents(self, v, 1)
+                            if not v:
                                 f.ip = inst.target
                             continue
                         elif k == 6:
-                            if stack.pop():
+                            v = stack.pop()
+                            if type(v) in CONTAINERS:
+                                read_contents(self, v, 1)
+                            if v:
                                 f.ip = inst.target
                             continue
                         elif k == 7:
@@ -414,7 +421,10 @@ class Interpreter:
                             stack.pop()
                             continue
                         elif k == 11:
-                            if not self.fresh_objects:  # (else the handler checks for fresh operands)
+                            # (the handler checks for fresh operands, and reads the items of
+                            # containers: `cfg.sizes + [n]`)
+                            if not self.fresh_objects and type(stack[-1]) not in CONTAINERS \
+                                    and type(stack[-2]) not in CONTAINERS:
                                 k = stack.pop()
                                 stack[-1] = inst.cache(stack[-1], k)
                                 continue

@@ -27,7 +27,7 @@ import operator
 
 from . import events as ev
 from .frame import NULL
-from .provenance import ITEM, ITER, Provenance
+from .provenance import CALL, ITEM, ITER, Provenance
 from .special import HEAPTYPE, lookup, special_method
 
 FunctionType = type(lambda: 0)
@@ -86,6 +86,28 @@ def _items_of(d):
     if isinstance(d, collections.OrderedDict):
         return collections.OrderedDict.items(d)
     return dict.items(d) if isinstance(d, dict) else d.items()
+
+
+CONTAINERS = frozenset({list, tuple, dict, set, frozenset})
+
+
+def read_contents(I, x, depth=4):
+    """Read every item of ``x``, an outside builtin container (and of the builtin containers
+    in it), through the interpreter, with its length: for what C code computes from a whole
+    container (``==``, ``+``, its text, its truth), which a guard on its type alone does not
+    cover."""
+    t = type(x)
+    if t not in CONTAINERS or depth == 0:
+        return
+    e = I.outside.get(id(x))
+    if e is None or e[0] is not x:
+        return
+    if t is dict:
+        it = Entering(I, iter(_items_of(x)), e[1], "values")
+    else:
+        it = Entering(I, iter(x), e[1], "index" if t is list or t is tuple else "iter")
+    for v in it:
+        read_contents(I, v, depth - 1)
 
 
 def entering(I, x, it=NULL):
@@ -360,6 +382,9 @@ def _getattr(I, args, kwargs):
         return read_attr(I, None, o, name)
     except AttributeError:
         I._propagating = None
+        e = I.outside.get(id(o))
+        if e is not None:  # getattr(cfg, "scale", 1.0): that it is absent is checked on every call
+            I.enter(False, Provenance(CALL, e[1], ("hasattr", (name,)), hasattr), ev.READ_ATTR, I._current_inst(), name, o)
         return args[2]
 
 

@@ -16,6 +16,7 @@ import sys
 import types
 
 from . import recursion
+from .iteration import CONTAINERS, read_contents
 from .iteration import LOOKASIDES as ITERATION_LOOKASIDES
 from .code import PY
 from .frame import NULL
@@ -81,9 +82,15 @@ def _vars(I, args, kwargs):
     return frame_locals(_caller(I))
 
 
+def _bool(I, args, kwargs):
+    if len(args) == 1 and not kwargs and type(args[0]) in CONTAINERS:  # bool(cfg.layers): its length decides
+        read_contents(I, args[0], 1)
+    return bool(*args, **kwargs)
+
+
 def _dir(I, args, kwargs):
     if args or kwargs:
-        return dir(*args, **kwargs)
+        return I.call_native(dir, args, kwargs)  # (of an outside object: made again by the prologue)
     return sorted(frame_locals(_caller(I)))
 
 
@@ -204,7 +211,7 @@ BUILTIN_LOOKASIDES = {
     locals: _locals,
     globals: _globals,
     vars: _vars,
-    dir: _dir,
+    dir: _dir, bool: _bool,
     eval: _eval,
     exec: _exec,
     builtins.__build_class__: _build_class,

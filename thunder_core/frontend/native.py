@@ -71,6 +71,10 @@ def after(I, fn, args, kwargs, r, taken):
             I.write(kind, src[1], args[1] if len(args) > 1 else None, args[2] if len(args) > 2 else None,
                        I._current_inst(), args[0])
     tr = type(r)
+    if (tr in SCALARS or tr is list) and args and not kwargs and id(args[0]) in outside:
+        q = _pure_read(fn, args, outside)
+        if q is not None:  # "".join(cfg.names), hasattr(cfg, "x"), id(obj), dir(obj): re-made and compared
+            return I.enter(r, q, ev.READ_ITEM, I._current_inst(), q.key[0], args[0])
     if src is not None and tr in VIEW_KINDS:  # d.items(): iterating it reads d's items (iteration.py)
         I.views[id(r)] = (r, recv, src[1], VIEW_KINDS[tr])
     # A result nothing else refers to (only Interpreter.call_native's local, this function's
@@ -106,6 +110,28 @@ def after(I, fn, args, kwargs, r, taken):
                     if hit is not None:
                         outside[id(v)] = (v, hit[2])
     return r
+
+
+#: builtins that read their first argument and nothing else: a call with an outside object
+#: first (and literals after it) is made again by the prologue, which compares its result
+_PURE_FNS = frozenset({hasattr, id, hash, dir, repr, str, ascii, format})
+#: methods of a constant string taking outside data as their first argument
+_PURE_STR_METHODS = frozenset({"join", "format"})
+
+
+def _pure_read(fn, args, outside):
+    """The provenance of ``fn(*args)`` as a re-made query of the outside object ``args[0]``
+    (a CALL whose key is ``(name, args[1:])``), for the pure builtins above; else None. The
+    object is not a scalar (those are compared by value already): the result depends on
+    its contents or identity, which its type guard does not cover."""
+    first = args[0]
+    if type(first) in SCALARS or not all(type(a) in _LITERAL for a in args[1:]):
+        return None
+    t = type(fn)
+    if not ((t is types.BuiltinFunctionType or t is type) and fn in _PURE_FNS or t is types.BuiltinMethodType
+            and type(fn.__self__) is str and fn.__name__ in _PURE_STR_METHODS):
+        return None
+    return Provenance(CALL, outside[id(first)][1], (fn.__name__, tuple(args[1:])), fn)
 
 
 def unused_call(I, fn, args, modules=True):

@@ -9,6 +9,7 @@ import operator
 
 from .. import events as ev
 from ..code import COMPARE, PY
+from ..iteration import CONTAINERS, read_contents
 from ..native import query
 from ..provenance import ITEM, Provenance
 from . import op
@@ -38,6 +39,9 @@ def binary_op(I, f, inst):
         I.before_write(a)
     if type(a) is str:  # "%s" % (x,)
         b = I.for_text(b)
+    elif type(a) in CONTAINERS or type(b) in CONTAINERS:  # cfg.sizes + [n]: their items decide
+        read_contents(I, a)
+        read_contents(I, b)
     r = s[-1] = BINARY_OPS[inst.arg](a, b)
     if r is a and inst.arg in _INPLACE:
         e = I.outside.get(id(a))
@@ -66,6 +70,8 @@ def unary_invert(I, f, inst):
 @op("UNARY_NOT")
 def unary_not(I, f, inst):
     s = f.stack
+    if type(s[-1]) in CONTAINERS:  # `not cfg.layers`: its length decides
+        read_contents(I, s[-1], 1)
     s[-1] = not s[-1]
 
 
@@ -87,9 +93,13 @@ else:
 def _compare(I, sym, a, b):
     if I.fresh_objects and (I.is_fresh(a) or I.is_fresh(b)):
         return I.draw(COMPARE[sym], (a, b), None, f"operator {sym}")
-    if (sym == "==" or sym == "!=") and I.outside and type(a).__eq__ is _OBJECT_EQ:
-        I.identity_used(a)  # object.__eq__ is identity
-        I.identity_used(b)
+    if I.outside:
+        if type(a) in CONTAINERS or type(b) in CONTAINERS:  # `cfg.sizes == [1, 2]`: their items decide
+            read_contents(I, a)
+            read_contents(I, b)
+        elif (sym == "==" or sym == "!=") and type(a).__eq__ is _OBJECT_EQ:
+            I.identity_used(a)  # object.__eq__ is identity
+            I.identity_used(b)
     return COMPARE[sym](a, b)
 
 
@@ -132,6 +142,8 @@ def getitem(I, inst, container, key):
         raise
     e = I.outside.get(id(container))
     if e is not None:
+        if id(key) in I.outside:  # table[cfg.mode]: the prologue looks up this key object
+            I.identity_used(key)
         v = I.enter(v, Provenance(ITEM, e[1], key), ev.READ_ITEM, inst, key, container)
     return v
 

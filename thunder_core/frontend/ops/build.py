@@ -234,6 +234,7 @@ def entered_items(I, inst, seq, items=None):
     items = seq if items is None else items
     e = I.outside.get(id(seq))
     if e is not None and type(seq) in (list, tuple):
+        I.iterated.add(e[1])  # (how many there are is read too: its length is guarded)
         return [I.enter(v, Provenance(ITEM, e[1], i), ev.READ_ITEM, inst, i, seq) for i, v in enumerate(items)]
     return items
 
@@ -243,6 +244,7 @@ def entered_values(I, inst, m):
     e = I.outside.get(id(m))
     if e is None or type(m) is not dict:
         return m
+    I.iterated.add(e[1])
     return {k: I.enter(v, Provenance(ITEM, e[1], k), ev.READ_ITEM, inst, k, m) for k, v in m.items()}
 
 

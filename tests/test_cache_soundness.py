@@ -1,0 +1,66 @@
+"""A cached trace must not outlive what it read: for each way a program reads outside state
+(an object's identity, an attribute's absence, a container's contents through C code), the
+state changes between two calls and the second call must give eager's result. Each case
+was stale before (the hit returned the first call's answer)."""
+
+import pytest
+import torch
+
+import thunder_core as tc
+
+
+class _Token:
+    pass
+
+
+class _Cfg:
+    pass
+
+
+_TOKENS = (_Token(), _Token())
+_TABLE = {_TOKENS[0]: 2.0, _TOKENS[1]: -1.0}
+cfg = _Cfg()
+
+
+def _reset():
+    for a in list(vars(cfg)):
+        delattr(cfg, a)
+    cfg.tok, cfg.vals, cfg.names, cfg.d, cfg.s, cfg.e = _TOKENS[0], [1, 2, 3], ["a", "b"], {"x": 1}, {1, 2}, []
+
+
+CASES = {
+    # identity and presence
+    "dict keyed by an object": (lambda x: x * _TABLE[cfg.tok], lambda: setattr(cfg, "tok", _TOKENS[1])),
+    "id()": (lambda x: x * 2 if id(cfg.tok) == id(_TOKENS[1]) else x * 3, lambda: setattr(cfg, "tok", _TOKENS[1])),
+    "hasattr": (lambda x: x * 2 if hasattr(cfg, "extra") else x * 3, lambda: setattr(cfg, "extra", 1)),
+    "getattr default": (lambda x: x * getattr(cfg, "scale", 1.0), lambda: setattr(cfg, "scale", 5.0)),
+    "dir()": (lambda x: x * ("zz" in dir(cfg)), lambda: setattr(cfg, "zz", 1)),
+    # contents read by C code
+    "str.join": (lambda x: x * len("".join(cfg.names)), lambda: cfg.names.append("ccc")),
+    "str()": (lambda x: x * len(str(cfg.vals)), lambda: cfg.vals.append(12345)),
+    "f-string": (lambda x: x * len(f"{cfg.vals}"), lambda: cfg.vals.append(1000)),
+    "% format": (lambda x: x * len("%s" % (cfg.vals,)), lambda: cfg.vals.append(1000)),
+    "if list": (lambda x: x * 2 if cfg.e else x * 3, lambda: cfg.e.append(1)),
+    "if not dict": (lambda x: x * 2 if not cfg.d else x * 3, lambda: cfg.d.clear()),
+    "bool(set)": (lambda x: x * bool(cfg.s), lambda: cfg.s.clear()),
+    "list ==": (lambda x: x * 2 if cfg.vals == [1, 2, 3] else x * 3, lambda: cfg.vals.append(4)),
+    "list <": (lambda x: x * 2 if cfg.vals < [2] else x * 3, lambda: cfg.vals.__setitem__(0, 5)),
+    "dict ==": (lambda x: x * 2 if cfg.d == {"x": 1} else x * 3, lambda: cfg.d.__setitem__("x", 5)),
+    "list * 2": (lambda x: x * len(cfg.vals * 2), lambda: cfg.vals.append(0)),
+    "list + list": (lambda x: x * len(cfg.vals + [1]), lambda: cfg.vals.append(0)),
+    "set | set": (lambda x: x * len(cfg.s | {9}), lambda: cfg.s.add(8)),
+    "*unpacking": (lambda x: x * (lambda *a: len(a))(*cfg.vals), lambda: cfg.vals.append(0)),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_a_change_of_what_the_program_read_is_seen(case):
+    f, change = CASES[case]
+    _reset()
+    jf = tc.jit(f)
+    x = torch.ones(2)
+    torch.testing.assert_close(jf(x), f(x))
+    torch.testing.assert_close(jf(x), f(x))  # a hit
+    change()
+    torch.testing.assert_close(jf(x), f(x))
+    assert tc.cache_misses(jf) == 2
