@@ -3,6 +3,9 @@
 state changes between two calls and the second call must give eager's result. Each case
 was stale before (the hit returned the first call's answer)."""
 
+import math
+
+import numpy as np
 import pytest
 import torch
 
@@ -50,6 +53,7 @@ CASES = {
     "list + list": (lambda x: x * len(cfg.vals + [1]), lambda: cfg.vals.append(0)),
     "set | set": (lambda x: x * len(cfg.s | {9}), lambda: cfg.s.add(8)),
     "*unpacking": (lambda x: x * (lambda *a: len(a))(*cfg.vals), lambda: cfg.vals.append(0)),
+    "math.prod": (lambda x: x * math.prod(cfg.vals), lambda: cfg.vals.append(2)),
 }
 
 
@@ -64,3 +68,22 @@ def test_a_change_of_what_the_program_read_is_seen(case):
     change()
     torch.testing.assert_close(jf(x), f(x))
     assert tc.cache_misses(jf) == 2
+
+
+def test_numpy_computed_from_an_outside_array_is_not_reused():
+    # (arr.sum() of an outside array was baked into the trace: after arr changed, the hit
+    # returned the old sum; the prologue cannot read the array's contents again, so such a
+    # compile is not cached, with a warning saying why)
+    holder = _Cfg()
+    holder.arr = np.array([3.0, 4.0])
+
+    def f(x):
+        return x * float(holder.arr.sum())
+
+    jf = tc.jit(f)
+    x = torch.ones(2)
+    with pytest.warns(tc.api.RecompileWarning, match=r"ndarray.sum.*cannot read again"):
+        torch.testing.assert_close(jf(x), f(x))
+    holder.arr[0] = 9.0
+    with pytest.warns(tc.api.RecompileWarning):
+        torch.testing.assert_close(jf(x), f(x))

@@ -28,7 +28,7 @@ import types
 
 from . import events as ev
 from .frame import NULL
-from .iteration import VIEW_KINDS
+from .iteration import VIEW_KINDS, read_contents
 from .provenance import ATTR, CALL, ITEM, Provenance
 from .special import HEAPTYPE, lookup
 
@@ -75,6 +75,16 @@ def after(I, fn, args, kwargs, r, taken):
         q = _pure_read(fn, args, outside)
         if q is not None:  # "".join(cfg.names), hasattr(cfg, "x"), id(obj), dir(obj): re-made and compared
             return I.enter(r, q, ev.READ_ITEM, I._current_inst(), q.key[0], args[0])
+    if t is types.BuiltinFunctionType and getattr(fn, "__module__", None) == "math":
+        for a in args:  # math.prod(cfg.kernel_size): the items decide
+            read_contents(I, a)
+    if outside and tr not in NOT_DATA:
+        arr = next((a for a in (recv, *args) if type(a).__name__ == "ndarray" and id(a) in outside), None)
+        if arr is not None and id(r) not in outside:
+            # numpy computed it from an outside array's contents, which the prologue does not
+            # read again: an input it cannot fetch (the compile is not cached, and says so)
+            return I.enter(r, Provenance(CALL, outside[id(arr)][1], getattr(fn, "__name__", None), fn),
+                           ev.READ_ITEM, I._current_inst(), None, arr)
     if src is not None and tr in VIEW_KINDS:  # d.items(): iterating it reads d's items (iteration.py)
         I.views[id(r)] = (r, recv, src[1], VIEW_KINDS[tr])
     # A result nothing else refers to (only Interpreter.call_native's local, this function's
