@@ -31,7 +31,7 @@ from . import native, recursion, special
 from .code import _infos, CO_ASYNC_GENERATOR, CO_COROUTINE, PY, code_info
 from .errors import refuse
 from .frame import NULL, ExcItem, Frame
-from .iteration import CONTAINERS, read_contents
+from .iteration import CONTAINERS, read_length
 from .native import NOT_DATA as _NOT_DATA
 from .native import SCALARS
 from .provenance import ARG, KWARG, Provenance
@@ -403,14 +403,14 @@ class Interpreter:
                         elif k == 5:
                             v = stack.pop()
                             if type(v) in CONTAINERS:  # `if cfg.layers:` its length decides
-                                read_contents(self, v, 1)
+                                read_length(self, v)
                             if not v:
                                 f.ip = inst.target
                             continue
                         elif k == 6:
                             v = stack.pop()
                             if type(v) in CONTAINERS:
-                                read_contents(self, v, 1)
+                                read_length(self, v)
                             if v:
                                 f.ip = inst.target
                             continue

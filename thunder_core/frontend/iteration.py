@@ -110,6 +110,13 @@ def read_contents(I, x, depth=4):
         read_contents(I, v, depth - 1)
 
 
+def read_length(I, x):
+    """``x``'s length is read (guarded), when ``x`` is an outside builtin container: its truth."""
+    e = I.outside.get(id(x))
+    if e is not None and e[0] is x and type(x) in CONTAINERS:
+        I.iterated.add(e[1])
+
+
 def entering(I, x, it=NULL):
     """An :class:`Entering` iterator over ``x`` if ``x`` is outside data (an outside
     container, or a view of an outside dict); else NULL. ``it``: the iterator already made

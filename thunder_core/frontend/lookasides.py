@@ -16,7 +16,7 @@ import sys
 import types
 
 from . import recursion
-from .iteration import CONTAINERS, read_contents
+from .iteration import CONTAINERS, read_length
 from .iteration import LOOKASIDES as ITERATION_LOOKASIDES
 from .code import PY
 from .frame import NULL
@@ -84,7 +84,7 @@ def _vars(I, args, kwargs):
 
 def _bool(I, args, kwargs):
     if len(args) == 1 and not kwargs and type(args[0]) in CONTAINERS:  # bool(cfg.layers): its length decides
-        read_contents(I, args[0], 1)
+        read_length(I, args[0])
     return bool(*args, **kwargs)
 
 

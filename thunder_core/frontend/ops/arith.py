@@ -9,7 +9,7 @@ import operator
 
 from .. import events as ev
 from ..code import COMPARE, PY
-from ..iteration import CONTAINERS, read_contents
+from ..iteration import CONTAINERS, read_contents, read_length
 from ..native import query
 from ..provenance import ITEM, Provenance
 from . import op
@@ -71,7 +71,7 @@ def unary_invert(I, f, inst):
 def unary_not(I, f, inst):
     s = f.stack
     if type(s[-1]) in CONTAINERS:  # `not cfg.layers`: its length decides
-        read_contents(I, s[-1], 1)
+        read_length(I, s[-1])
     s[-1] = not s[-1]
 
 
