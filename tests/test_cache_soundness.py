@@ -87,3 +87,25 @@ def test_numpy_computed_from_an_outside_array_is_not_reused():
     holder.arr[0] = 9.0
     with pytest.warns(tc.api.RecompileWarning):
         torch.testing.assert_close(jf(x), f(x))
+
+
+class _Box:
+    def __init__(self, v):
+        self.v = v
+
+
+def test_new_objects_on_every_call_are_not_pinned_by_identity():
+    # the checks above must not pin objects that the program only compares with None or
+    # objects of another type (a cache object or a mask passed on every call: one entry)
+    table = {(1, 2): 3.0}
+
+    def f(x, box, key, opts):
+        y = x * box.v if box is not None else x
+        y = y * table[key]
+        return y + 1 if opts is not None and opts["add"] else y
+
+    jf = tc.jit(f)
+    for i in range(3):
+        box, key, opts = _Box(2.0), (1, 2), {"add": True}
+        torch.testing.assert_close(jf(torch.ones(2), box, key, opts), f(torch.ones(2), box, key, opts))
+    assert tc.cache_misses(jf) == 1

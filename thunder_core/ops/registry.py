@@ -109,7 +109,7 @@ class OpDef:
             # `x.view(2, 3)` and `x.view((2, 3))` mean the same: normalise to one tuple
             if len(va) == 1 and isinstance(va[0], (tuple, list, torch.Size)):
                 va = tuple(va[0])
-            if any(type(v) is TensorProxy for v in va):  # torch.zeros(n) with n a 0-d integer tensor
+            if self.varargs in _SIZE_VARARGS and any(type(v) is TensorProxy for v in va):  # torch.zeros(n), n a 0-d tensor
                 va = tuple(_size_of(v) if type(v) is TensorProxy else v for v in va)
             bound.arguments[self.varargs] = tuple(va)
         pos, kw = [], {}
@@ -658,6 +658,9 @@ def _with_known_values(opdef, names, args, kwargs):
         if isinstance(v, TensorProxy):
             bound.arguments[n] = known_value(v, f"{opdef.symbol.id.replace('ltorch.', 'torch.')}'s {n}")
     return bound.args, bound.kwargs
+
+
+_SIZE_VARARGS = frozenset({"size", "sizes", "shape", "dims"})  # (not meshgrid's `*tensors`)
 
 
 def _size_of(p: TensorProxy):

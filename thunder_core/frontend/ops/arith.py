@@ -97,13 +97,14 @@ def _compare(I, sym, a, b):
         if type(a) in CONTAINERS or type(b) in CONTAINERS:  # `cfg.sizes == [1, 2]`: their items decide
             read_contents(I, a)
             read_contents(I, b)
-        elif (sym == "==" or sym == "!=") and type(a).__eq__ is _OBJECT_EQ:
+        elif (sym == "==" or sym == "!=") and type(a) is type(b) and type(a).__eq__ is _OBJECT_EQ:
             I.identity_used(a)  # object.__eq__ is identity
             I.identity_used(b)
     return COMPARE[sym](a, b)
 
 
 _OBJECT_EQ = object.__eq__
+_OBJECT_HASH = object.__hash__
 
 
 @op("IS_OP")
@@ -111,7 +112,9 @@ def is_op(I, f, inst):
     s = f.stack
     b = s.pop()
     a = s[-1]
-    if I.outside:  # `cfg.mode is Mode.B`: the answer depends on which objects these are
+    if type(a) is type(b) and I.outside:
+        # `cfg.mode is Mode.B`: the answer depends on which objects these are (objects of two
+        # types, `x is None` included, differ whatever they are: their type guards decide)
         I.identity_used(a)
         I.identity_used(b)
     s[-1] = (a is not b) if inst.arg else (a is b)
@@ -143,7 +146,10 @@ def getitem(I, inst, container, key):
     e = I.outside.get(id(container))
     if e is not None:
         if id(key) in I.outside:  # table[cfg.mode]: the prologue looks up this key object
-            I.identity_used(key)
+            if type(key) in CONTAINERS:
+                read_contents(I, key)  # (a tuple key: its items decide)
+            elif type(key).__hash__ is _OBJECT_HASH:
+                I.identity_used(key)
         v = I.enter(v, Provenance(ITEM, e[1], key), ev.READ_ITEM, inst, key, container)
     return v
 
