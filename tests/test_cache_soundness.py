@@ -100,9 +100,11 @@ def test_new_objects_on_every_call_are_not_pinned_by_identity():
     table = {(1, 2): 3.0}
 
     def f(x, box, key, opts):
-        y = x * box.v if box is not None else x
+        has_box, has_opts = box is not None, opts is not None  # (`is` as a value: IS_OP)
+        same = box == opts  # (object.__eq__ of objects of two types)
+        y = x * box.v if has_box else x
         y = y * table[key]
-        return y + 1 if opts is not None and opts["add"] else y
+        return y + 1 if has_opts and opts["add"] and not same else y
 
     jf = tc.jit(f)
     for i in range(3):
