@@ -422,16 +422,11 @@ def _into_out(entry, args, kwargs):
             raise TracingError(f"out= has shape {have} where the result has {want}: eager "
                                f"would resize it, which thunder_core does not model. Pass an out= tensor of the "
                                f"result's shape, or assign the result instead of using out=.")
-        if not torch.can_cast(r.dtype, o.dtype):
-            raise RuntimeError(f"result type {_dtype_name(r.dtype)} can't be cast to the desired output type "
-                               f"{_dtype_name(o.dtype)}")  # (eager's error)
+        if not torch.can_cast(r.dtype, o.dtype):  # eager's own check raises eager's error (on empty tensors)
+            empty = torch.empty(0, dtype=r.dtype)
+            torch.mul(empty, empty, out=torch.empty(0, dtype=o.dtype))
         copy(o, r)
     return out
-
-
-def _dtype_name(dtype) -> str:
-    return {torch.float32: "Float", torch.float64: "Double", torch.int64: "Long", torch.int32: "Int",
-            torch.bool: "Bool", torch.float16: "Half", torch.bfloat16: "BFloat16"}.get(dtype, str(dtype))
 
 
 def _torch_lookasides():
