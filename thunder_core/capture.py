@@ -33,6 +33,7 @@ from .frontend.provenance import ARG, ATTR, CALL, CELL, FRESH, GLOBAL, ITEM, ITE
 from .ir import NumberProxy, Proxy, TensorProxy, Trace, TracingError, tracing
 from .ir import replay
 from .ir.equalities import Equalities
+from .ir.trace import AUTOCAST_DEVICES
 from .ir.symbol import without_unused_numbers
 from .ir.printing import PRINTER_GLOBALS
 from .ir.proxies import is_valid_name, number_proxy, substitute, tensor_proxy
@@ -642,13 +643,12 @@ def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_o
     rec.guard(Provenance("state", None, "inference_mode"), EQUALS, torch.is_inference_mode_enabled())
     rec.guard(Provenance("state", None, "default_dtype"), EQUALS, torch.get_default_dtype())
     cap.autocast = autocast.active()
-    for dev in autocast.POLICY:  # (on/off implied by the tensors' check: guards/prologue.py)
-        on = torch.is_autocast_enabled(dev)
+    for dev in AUTOCAST_DEVICES:  # (on/off implied by the tensors' check: guards/prologue.py)
         rec.guard(Provenance("state", None, f"autocast_enabled({dev})", functools.partial(torch.is_autocast_enabled, dev)),
-                  EQUALS, on)
-        if on:
+                  EQUALS, dev in cap.autocast)
+        if dev in cap.autocast:
             rec.guard(Provenance("state", None, f"autocast_dtype({dev})", functools.partial(torch.get_autocast_dtype, dev)),
-                      EQUALS, torch.get_autocast_dtype(dev))
+                      EQUALS, cap.autocast[dev])
     from .guards.epilogue import UndoLog
 
     undo = UndoLog()

@@ -29,6 +29,7 @@ from ..frontend.native import MODULE_TABLES
 from ..frontend.provenance import ARG, ATTR, BUILTIN, CALL, CELL, FRESH, GLOBAL, ITEM, ITER, KWARG, MODULE, Provenance
 from ..ir.codegen import compile_function
 from ..ir.proxies import NumberProxy
+from ..ir.trace import AUTOCAST_DEVICES
 
 MISS = object()
 
@@ -69,7 +70,7 @@ _STATE = {"grad_enabled": torch.is_grad_enabled, "default_dtype": torch.get_defa
 #: state guards a TensorGuards check implies (capture.py records them on every trace):
 #: inference mode and autocast change the thread's dispatch keys, which it compares
 _IMPLIED_BY_TENSOR_CHECK = frozenset(Provenance("state", None, k) for k in (
-    "inference_mode", "autocast_enabled(cpu)", "autocast_enabled(cuda)"))
+    "inference_mode", *(f"autocast_enabled({d})" for d in AUTOCAST_DEVICES)))
 #: types whose equal values are the same object: `v is K` checks type and value at once
 _SINGLETONS = (bool, type(None), torch.dtype)
 

@@ -34,7 +34,7 @@ from types import MappingProxyType
 import torch
 
 from .proxies import NumberProxy, TensorProxy, flat_proxies, substitute
-from .trace import current_trace, subtraces
+from .trace import AUTOCAST_DEVICES, any_autocast, current_trace, subtraces
 
 __all__ = ["ENABLED", "replaying", "call_key", "replayable", "replay"]
 
@@ -95,16 +95,13 @@ def call_key(sym, args, kwargs, sink) -> tuple | None:
     return (sym.id, body, torch.is_grad_enabled(), torch.get_default_dtype(), _autocast_state(), id(sink))
 
 
-_any_autocast = getattr(torch._C, "_is_any_autocast_enabled", None)
-
-
 def _autocast_state():
     # what a recording under autocast depends on: which device types it is on for, their
     # dtypes, and whether the call is inside an autocast op (Trace.autocast_off)
-    if _any_autocast is not None and not _any_autocast():
+    if not any_autocast():
         return None
     t = current_trace()
-    return (tuple((d, torch.get_autocast_dtype(d)) for d in ("cpu", "cuda") if torch.is_autocast_enabled(d)),
+    return (tuple((d, torch.get_autocast_dtype(d)) for d in AUTOCAST_DEVICES if torch.is_autocast_enabled(d)),
             t is not None and t.autocast_off)
 
 

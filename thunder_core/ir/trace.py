@@ -47,6 +47,8 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Callable, Iterator, Mapping
 
+import torch
+
 from .printing import NAMESPACES, PRINTER_GLOBALS, PRINTERS, PrintingError, annotation, format_source, print_value
 from .proxies import Proxy, flat_proxies, is_valid_name, proxy
 
@@ -108,6 +110,13 @@ def guarding(sink: Callable, equalities=None) -> Iterator[None]:
     finally:
         _GUARDS.reset(token)
         _EQUALITIES.reset(etoken)
+
+
+#: torch's quick test that autocast is on for some device type (where this torch lacks it:
+#: always True, and each device type's state is read)
+any_autocast = getattr(torch._C, "_is_any_autocast_enabled", lambda: True)
+#: the device types torch.autocast keeps a state for
+AUTOCAST_DEVICES = ("cpu", "cuda")
 
 
 @dataclass(eq=False)

@@ -54,7 +54,7 @@ import torch
 from ..ir import TENSOR_METHODS, Symbol, TensorProxy, TracingError, tensor_proxy
 from ..ir.printing import PRINTERS, print_value
 from ..ir.proxies import NumberProxy, flat_proxies
-from ..ir.trace import current_trace
+from ..ir.trace import AUTOCAST_DEVICES, any_autocast, current_trace
 from ..ir.traits import NON_TRAIT_TAGS, TRAITS
 from .symbolic_meta import has_symbolic, symbolic_fake_run
 
@@ -414,15 +414,11 @@ def _guards_recorded() -> bool:
     return getattr(current_trace(), "specialize", None) is not None or current_guard_sink() not in (None, use_hints)
 
 
-_any_autocast = getattr(torch._C, "_is_any_autocast_enabled", None)
-AUTOCAST_DEVICES = ("cpu", "cuda")
-
-
 def without_autocast(fn, *args):
     """``fn(*args)`` with ``torch.autocast`` off for every device type. A trace holds
     autocast's casts explicitly (transforms/autocast.py): what runs it, and the fake runs
     computing its metadata, must not cast again."""
-    if _any_autocast is not None and not _any_autocast():
+    if not any_autocast():
         return fn(*args)
     on = [d for d in AUTOCAST_DEVICES if torch.is_autocast_enabled(d)]
     for d in on:
@@ -440,7 +436,7 @@ def fake_meta(call: Callable, named: bool = False) -> Callable:
     keeps torch's named tuples (a bound symbol's output holds plain tuples). Autocast is off
     there (:func:`without_autocast`)."""
     def meta(*pos, **kw):
-        if _any_autocast is not None and _any_autocast():
+        if any_autocast():
             return without_autocast(run, pos, kw)
         return run(pos, kw)
 

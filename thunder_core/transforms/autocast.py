@@ -22,6 +22,7 @@ from __future__ import annotations
 import torch
 
 from ..ir import TensorProxy
+from ..ir.trace import AUTOCAST_DEVICES, any_autocast
 
 #: ops atomic here that ATen builds from matmuls (autocast casts those inside them): cast as
 #: the lower-precision ops (einsum only where two operands share a summed index: ATen
@@ -65,20 +66,17 @@ POLICY: dict[str, dict[str, str]] = {
                                       ("cpu", _LOWER_CPU, _FP32_CPU, _PROMOTE_CPU))
 }
 
-_any_enabled = getattr(torch._C, "_is_any_autocast_enabled", None)
-
-
 def active() -> dict:
     """``{device type: autocast dtype}`` for the device types autocast is on for now."""
-    if _any_enabled is not None and not _any_enabled():
+    if not any_autocast():
         return {}
-    return {d: torch.get_autocast_dtype(d) for d in POLICY if torch.is_autocast_enabled(d)}
+    return {d: torch.get_autocast_dtype(d) for d in AUTOCAST_DEVICES if torch.is_autocast_enabled(d)}
 
 
 def cast_inputs(sym, args, kwargs):
     """``(args, kwargs)`` with ``sym``'s inputs cast as autocast casts them now, or None when
     autocast leaves this call alone (off, the op not listed, no eligible tensor)."""
-    if _any_enabled is not None and not _any_enabled():
+    if not any_autocast():
         return None
     sid = sym.id
     flat = [a for a in _tensors((args, kwargs))]
