@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import torch
 
-from ..ir import TensorProxy
+from ..ir import TensorProxy, flat_proxies
 from ..ir.trace import AUTOCAST_DEVICES, any_autocast
 
 #: ops atomic here that ATen builds from matmuls (autocast casts those inside them): cast as
@@ -79,7 +79,7 @@ def cast_inputs(sym, args, kwargs):
     if not any_autocast():
         return None
     sid = sym.id
-    flat = [a for a in _tensors((args, kwargs))]
+    flat = [p for p in flat_proxies((args, kwargs)) if isinstance(p, TensorProxy)]
     if not flat:
         return None
     dev = flat[0].device.type
@@ -88,7 +88,7 @@ def cast_inputs(sym, args, kwargs):
         return None
     if sid == "ltorch.einsum" and not _contracts(kwargs.get("equation"), len(flat)):
         return None
-    eligible = [t for t in flat if t.device.type == dev and t.dtype.is_floating_point and t.dtype != torch.float64]
+    eligible = [t for t in flat if _eligible(t, dev)]
     if not eligible:
         return args, kwargs
     if policy == "lower":
@@ -107,8 +107,7 @@ def cast_inputs(sym, args, kwargs):
     cast = {}
 
     def conv(x):
-        if isinstance(x, TensorProxy) and x.device.type == dev and x.dtype.is_floating_point and \
-                x.dtype not in (torch.float64, dtype):
+        if isinstance(x, TensorProxy) and _eligible(x, dev) and x.dtype != dtype:
             c = cast.get(id(x))
             if c is None:
                 c = cast[id(x)] = to(x, dtype=dtype)
@@ -133,12 +132,6 @@ def _contracts(equation, n: int) -> bool:
     return any(c not in rhs and sum(c in t for t in terms) >= 2 for c in set("".join(terms)))
 
 
-def _tensors(x):
-    if isinstance(x, TensorProxy):
-        yield x
-    elif type(x) in (tuple, list):
-        for y in x:
-            yield from _tensors(y)
-    elif type(x) is dict:
-        for y in x.values():
-            yield from _tensors(y)
+def _eligible(t: TensorProxy, dev: str) -> bool:
+    # what autocast casts: floating tensors on its device type, never float64
+    return t.device.type == dev and t.dtype.is_floating_point and t.dtype != torch.float64
