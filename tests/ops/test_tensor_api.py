@@ -112,3 +112,44 @@ def test_numpy_names_for_dim_and_keepdim_like_eager():
     x = torch.randn(3, 4)
     for got, want in zip(tc.jit(f)(x), f(x)):
         torch.testing.assert_close(got, want)
+
+
+def test_every_numpy_name_torch_takes_and_torchs_own_where_numpy_is_the_documented_one():
+    # torch's parser renames axis, keepdims, x/a/x1 and x2 for every native function; HF Zamba2
+    # calls `torch.concatenate(..., dim=-1)` (documented with `axis`); `torch.max(x, axis=1)`
+    # used to return the largest element of all (its overloads read only `dim`)
+    def f(x, y):
+        return (torch.concatenate([x, y], dim=-1), torch.concatenate([x, y], axis=0), torch.max(x, axis=1),
+                torch.min(x, axis=0, keepdims=True), torch.max(x, 1, keepdims=True).values, torch.abs(x=x),
+                torch.sum(a=x), torch.add(x1=x, x2=y), torch.max(input=x, other=y))
+
+    x, y = torch.randn(3, 4), torch.randn(3, 4)
+    got, want = tc.jit(f)(x, y), f(x, y)
+    for i, (g, w) in enumerate(zip(got, want)):
+        assert type(g) is type(w), i
+        torch.testing.assert_close(g, w)
+
+
+def test_a_keyword_the_op_does_not_take_names_the_op():
+    with pytest.raises(TypeError, match=r"torch\.sum\(\): got an unexpected keyword argument 'dimension'"):
+        tc.jit(lambda x: torch.sum(x, dimension=0))(torch.randn(3))
+
+
+def test_numpy_scalars_are_the_python_numbers_they_hold_as_in_eager():
+    # torch's parser takes NumPy scalars as Python numbers (HF CTRL: `x *= np.sqrt(d_model)`):
+    # a half tensor times np.float32 stays half, an int tensor times np.float32 is float32;
+    # NumPy's own operators defer to the tensor's (`np.float64(2) + x` is a tensor)
+    np = pytest.importorskip("numpy")
+
+    def f(x):
+        y = x * 1
+        y *= np.sqrt(np.float64(32))
+        return (y, x.half() * np.float32(2.5), x.long() * np.float32(2.5), x.view(np.int64(4), -1),
+                x.clamp(np.float32(-0.5), np.float64(0.5)), np.float64(2.0) + x, np.float32(3.0) * x,
+                torch.full((2,), np.float32(1.5)), torch.where(x > 0, x, np.float64(0.0)))
+
+    x = torch.randn(2, 6)
+    got, want = tc.jit(f)(x), f(x)
+    for i, (g, w) in enumerate(zip(got, want)):
+        assert type(g) is torch.Tensor and g.dtype == w.dtype, (i, type(g), g.dtype, w.dtype)
+        torch.testing.assert_close(g, w)

@@ -89,6 +89,21 @@ MORE_SPECS = {
                                                     state_size=8, expand=2)),
     "jamba": ("AutoModelForCausalLM", "jamba", dict(_GQA, num_experts=2, expert_layer_period=2, attn_layer_period=2,
                                                     attn_layer_offset=1, mamba_d_state=8)),
+    # (added 2026-11-28, later: a NumPy scalar as an op's argument (CTRL), torch.concatenate's
+    # `dim` (Zamba2); FNet's Fourier transforms, Mamba2's chunked
+    # scan and ModernBERT's alternating local attention passed as they were)
+    "ctrl": ("AutoModelForCausalLM", "ctrl", dict(vocab_size=VOCAB, n_embd=32, n_layer=2, n_head=4, dff=64,
+                                                  n_positions=64)),
+    "zamba2": ("AutoModelForCausalLM", "zamba2", dict(_GQA, mamba_d_state=8, mamba_headdim=8, n_mamba_heads=8,
+                                                      layers_block_type=["mamba", "hybrid"], hybrid_layer_ids=[1],
+                                                      mamba_expand=2, adapter_rank=4)),
+    "fnet": ("AutoModelForMaskedLM", "fnet", dict(vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2,
+                                                 intermediate_size=64, max_position_embeddings=64)),
+    "mamba2": ("AutoModelForCausalLM", "mamba2", dict(vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2,
+                                                      state_size=8, expand=2, num_heads=8, head_dim=8, n_groups=1,
+                                                      chunk_size=4)),
+    "modernbert": ("AutoModelForMaskedLM", "modernbert", dict(_SMALL, global_attn_every_n_layers=2,
+                                                             local_attention=8, pad_token_id=0)),
 }
 MORE_NAMES = list(MORE_SPECS)
 MORE_GENERATES = [n for n, (auto, _, _) in MORE_SPECS.items() if auto != "AutoModelForMaskedLM"]

@@ -311,6 +311,9 @@ class TensorProxy(Proxy):
     device: torch.device
     requires_grad: bool = False
     python_type: type | None = None
+    # (as torch.Tensor's: NumPy's operators defer to the tensor's, so `np.float64(2) + x` is a
+    # tensor, not an object array holding the proxy)
+    __array_priority__ = 1000
 
     @property
     def __class__(self):  # noqa: F811 - deliberately what eager's tensor reports

@@ -12,7 +12,9 @@ the numbers of this call (a symbolic size printed is specialised, i.e. guarded, 
 
 A trace holds no ``Size``: a symbol's arguments are plain tuples (``plain``; ir/symbol.py
 applies it to every call), so printing, renaming and the passes see the tuples they always
-did.
+did. Nor does it hold NumPy scalars: torch's argument parser takes ``np.float64(2.0)`` (HF
+CTRL scales by ``np.sqrt(d)``) or ``np.int64(3)`` as the Python number it holds, and so does
+``plain``.
 """
 
 from __future__ import annotations
@@ -20,6 +22,13 @@ from __future__ import annotations
 import functools
 
 import torch
+
+try:
+    import numpy as _np
+
+    _NUMPY_SCALARS = frozenset(t for t in _np.sctypeDict.values() if issubclass(t, (_np.number, _np.bool_)))
+except ImportError:  # (torch runs without numpy; then no numpy scalar can reach an op)
+    _NUMPY_SCALARS = frozenset()
 
 __all__ = ["Size", "plain", "plain_kwargs", "textual"]
 
@@ -90,15 +99,18 @@ def plain_kwargs(kwargs: dict) -> dict:
 
 def _holds_size(v) -> bool:
     t = type(v)
-    return t is Size or ((t is tuple or t is list) and any(type(w) is Size for w in v))
+    return t is Size or t in _NUMPY_SCALARS or \
+        ((t is tuple or t is list) and any(type(w) is Size or type(w) in _NUMPY_SCALARS for w in v))
 
 
 def _plain(v):
     t = type(v)
     if t is Size:
         return tuple(v)
-    if t is tuple or t is list:  # (a copy only when it holds a Size)
-        return t(tuple(w) if type(w) is Size else w for w in v) if any(type(w) is Size for w in v) else v
+    if t in _NUMPY_SCALARS:
+        return v.item()
+    if t is tuple or t is list:  # (a copy only when it holds a Size or a NumPy scalar)
+        return t(_plain(w) for w in v) if any(type(w) is Size or type(w) in _NUMPY_SCALARS for w in v) else v
     return v
 
 

@@ -26,7 +26,7 @@ from ..ir.traits import REDUCTION
 from . import prims
 from .ltorch_shape import reshaped
 from .prims_shape import canonical_dim, canonical_dims
-from .registry import TORCH_CALLS, T, torch_op
+from .registry import NUMPY_NAMES, TORCH_CALLS, T, numpy_names, torch_op
 
 
 # ---------------------------------------------------------------- helpers
@@ -240,7 +240,12 @@ def min_dim(input, dim, keepdim=False):
 
 
 def _overloads(name, whole, along, rtype, binary):
-    def entry(input, *args, **kwargs):
+    def entry(input=None, *args, **kwargs):
+        if kwargs and not NUMPY_NAMES.keys().isdisjoint(kwargs):  # torch.max(x, axis=1)
+            kwargs = numpy_names(kwargs, ("input", "dim", "keepdim", "other"))
+            input = kwargs.pop("input", input)
+        if input is None:
+            raise TypeError(f"torch.{name}() missing 1 required positional argument: 'input'")
         other = kwargs.pop("other", args[0] if args and isinstance(args[0], (TensorProxy, torch.Tensor)) else None)
         if other is not None:
             return getattr(T, binary)(input, other, *args[1:], **kwargs)

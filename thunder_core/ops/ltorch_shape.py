@@ -366,8 +366,8 @@ def cat(tensors, dim=0):
 
 
 @torch_op(torch.concatenate, inputs=("tensors",), tags=(SHAPE,))
-def concatenate(tensors, axis=0):
-    return _joined(tensors, axis, "torch.concatenate")
+def concatenate(tensors, dim=0):  # (torch's name; `axis` is NumPy's, taken as for every op: registry.NUMPY_NAMES)
+    return _joined(tensors, dim, "torch.concatenate")
 
 
 @torch_op(torch.stack, inputs=("tensors",), tags=(SHAPE,))

@@ -101,9 +101,12 @@ class OpDef:
             kwargs = dict(kwargs)
             va = kwargs.pop(self.varargs)
             args = (*args, *(va if isinstance(va, (tuple, list, torch.Size)) else (va,)))
-        if kwargs and ("axis" in kwargs or "keepdims" in kwargs):
-            kwargs = self._numpy_names(kwargs)
-        bound = self.signature.bind(*args, **kwargs)
+        if kwargs and not NUMPY_NAMES.keys().isdisjoint(kwargs):
+            kwargs = numpy_names(kwargs, self.signature.parameters)
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as e:  # (inspect's message names no function)
+            raise TypeError(f"{self.symbol.id.replace('ltorch.', 'torch.')}(): {e}") from None
         if self.varargs is not None:
             va = bound.arguments.get(self.varargs, ())
             # `x.view(2, 3)` and `x.view((2, 3))` mean the same: normalise to one tuple
@@ -130,16 +133,6 @@ class OpDef:
                 _same(pos[-1], self.input_defaults[len(pos) - 1]):
             pos.pop()
         return pos, kw
-
-    def _numpy_names(self, kwargs):
-        """torch's argument parser takes NumPy's names for ``dim`` and ``keepdim`` (``x.sum(axis=0,
-        keepdims=True)``, as HF Funnel writes) in its native functions."""
-        params = self.signature.parameters
-        renamed = dict(kwargs)
-        for numpy, name in (("axis", "dim"), ("keepdims", "keepdim")):
-            if numpy in renamed and numpy not in params and name in params and name not in renamed:
-                renamed[name] = renamed.pop(numpy)
-        return renamed
 
     def to_torch_call(self, pos, kw):
         """A symbol call's (positional inputs, static keywords) -> torch's (args, kwargs)."""
@@ -654,6 +647,22 @@ def _with_known_values(opdef, names, args, kwargs):
         if isinstance(v, TensorProxy):
             bound.arguments[n] = known_value(v, f"{opdef.symbol.id.replace('ltorch.', 'torch.')}'s {n}")
     return bound.args, bound.kwargs
+
+
+#: NumPy's argument names that torch's argument parser takes for its own in every native
+#: function (python_arg_parser.cpp): ``x.sum(axis=0, keepdims=True)`` (as HF Funnel writes),
+#: ``torch.abs(x=t)``, ``torch.add(x1=a, x2=b)``
+NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input", "x1": "input", "x2": "other"}
+
+
+def numpy_names(kwargs: dict, params) -> dict:
+    """``kwargs`` with NumPy's names renamed to torch's where the function (``params``: its
+    parameter names) has torch's name and not NumPy's (a copy; ``kwargs`` is not changed)."""
+    renamed = dict(kwargs)
+    for numpy, name in NUMPY_NAMES.items():
+        if numpy in renamed and numpy not in params and name in params and name not in renamed:
+            renamed[name] = renamed.pop(numpy)
+    return renamed
 
 
 _SIZE_VARARGS = frozenset({"size", "sizes", "shape", "dims"})  # (not meshgrid's `*tensors`)
