@@ -135,3 +135,22 @@ def test_a_module_backward_hook_is_refused_with_grad_and_traced_without():
         torch.testing.assert_close(jm(x), model(x))
     with pytest.raises(TracingError, match="Linear has a backward hook .* Hook the tensors instead"):
         jm(x)
+
+
+def test_a_numpy_array_reaching_an_op_names_the_users_line_and_what_to_do():
+    # (the message spoke of printing constants and of plugin authors' printers)
+    np = pytest.importorskip("numpy")
+    table = np.arange(4, dtype=np.float32)
+
+    def made(x):
+        return x * torch.from_numpy(table)
+
+    def operand(x):
+        return x + table
+
+    x = torch.randn(4)
+    with pytest.raises(tc.ir.PrintingError, match=r"your line test_errors.py:\d+: return x \* torch.from_numpy\(table\)"
+                                                  r"\): A NumPy array \(shape \[4\], float32\) .*torch.from_numpy\(a\)"):
+        tc.jit(made)(x)
+    with pytest.raises(TypeError, match=r"got array\(.*\(a ndarray\)\. A trace holds tensors.*pass it in"):
+        tc.jit(operand)(x)

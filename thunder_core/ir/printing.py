@@ -79,7 +79,16 @@ PRINTERS: dict[type, Callable[[Any], str]] = {
 }
 
 
+#: what to do with a NumPy array that reached an op (it prints as no constant, and is no input)
+NUMPY_ARRAY_ADVICE = ("A trace holds tensors, and thunder_core does not follow NumPy's values, so an array cannot "
+                      "enter it: make it a tensor outside the jitted function (torch.from_numpy(a)) and pass it in "
+                      "or keep it as a module buffer, or compute it with torch inside.")
+
+
 def _unprintable(x) -> str:
+    if type(x).__module__ == "numpy" and type(x).__name__ == "ndarray":
+        raise PrintingError(f"A NumPy array (shape {list(x.shape)}, {x.dtype}) reached a torch operation. "
+                            f"{NUMPY_ARRAY_ADVICE}")
     if isinstance(x, torch.Tensor):
         raise PrintingError(f"A torch.Tensor of shape {list(x.shape)} appears as a constant in the trace. Tensors "
                             "must enter a trace as inputs (proxies), never as values baked into the source.")

@@ -78,6 +78,10 @@ class Size(tuple):
         return torch.Size, (tuple(self),)
 
 
+#: the types ``plain`` changes
+_NOT_PLAIN = frozenset({Size, *_NUMPY_SCALARS})
+
+
 def plain(values):
     """``values`` (a call's positional arguments) with each ``Size`` among them, or in a tuple
     or list among them, a plain tuple; ``values`` itself (same object) when there is none. One
@@ -99,8 +103,7 @@ def plain_kwargs(kwargs: dict) -> dict:
 
 def _holds_size(v) -> bool:
     t = type(v)
-    return t is Size or t in _NUMPY_SCALARS or \
-        ((t is tuple or t is list) and any(type(w) is Size or type(w) in _NUMPY_SCALARS for w in v))
+    return t in _NOT_PLAIN or ((t is tuple or t is list) and any(type(w) in _NOT_PLAIN for w in v))
 
 
 def _plain(v):
@@ -109,8 +112,8 @@ def _plain(v):
         return tuple(v)
     if t in _NUMPY_SCALARS:
         return v.item()
-    if t is tuple or t is list:  # (a copy only when it holds a Size or a NumPy scalar)
-        return t(_plain(w) for w in v) if any(type(w) is Size or type(w) in _NUMPY_SCALARS for w in v) else v
+    if t is tuple or t is list:  # (a copy only when it holds one of them)
+        return t(_plain(w) for w in v) if any(type(w) in _NOT_PLAIN for w in v) else v
     return v
 
 

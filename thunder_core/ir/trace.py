@@ -467,7 +467,8 @@ def _render_bsym(trace, bsym, where, indent, comment, lines, line_of, print_subs
     try:
         text = bsym.python()
     except PrintingError as e:
-        raise PrintingError(f"Cannot print {where} ({bsym.sym.id}) of trace {trace.name!r}: {e}") from None
+        made = " (your line " + format_source(bsym.source).replace("\t", "") + ")" if bsym.source else ""
+        raise PrintingError(f"Cannot print {where} ({bsym.sym.id}) of trace {trace.name!r}{made}: {e}") from None
     line_of[id(bsym)] = len(lines) + 1
     lines.append(f"{indent}{comment}{text}")
     if print_subsymbols:

@@ -31,7 +31,7 @@ callable this module registers (the tests check each one is exercised).
 
 from __future__ import annotations
 
-from ..ir.printing import describe
+from ..ir.printing import NUMPY_ARRAY_ADVICE, describe
 
 import inspect
 import operator
@@ -108,7 +108,9 @@ def result_dtype(*args) -> torch.dtype:
         elif x is not None:
             nt = number_type(x)
             if nt is None:
-                raise TypeError(f"Expected a tensor or a Python number, got {describe(x)}.")
+                numpy = type(x).__module__ == "numpy"  # (an array: torch's operators would take it)
+                raise TypeError(f"Expected a tensor or a Python number, got {describe(x)}."
+                                + (f" {NUMPY_ARRAY_ADVICE}" if numpy else ""))
             num = _promote(num, _number_dtype(nt))
     out = _combine(dim, _combine(zero, num))
     if out is None:
