@@ -105,3 +105,37 @@ def test_unknown_checker_or_level_is_an_error():
         tc.jit(reads_global, sharp_edges={"nope": "warn"})
     with pytest.raises(ValueError, match="level"):
         tc.jit(reads_global, sharp_edges="loud")
+
+
+def test_an_inplace_write_into_a_reshape_is_flagged_only_when_the_original_is_used_after():
+    # eager writes through to x only when reshape returned a view (here it does; after a
+    # transpose it would not): that decides the result only where x is read after the write
+    def reads_after(x):
+        y = x * 1
+        z = y.reshape(-1)
+        z.add_(1)
+        return y.sum()
+
+    def original_is_an_input(x):
+        x.flatten().mul_(2)
+        return x
+
+    def nothing_reads_it(x):  # MobileNet: in-place dropout on flatten(pooled), then a linear
+        y = torch.flatten(x * 2, 1)
+        torch.nn.functional.dropout(y, 0.5, training=False, inplace=True)
+        return y.relu_() + 1
+
+    def batch_norm_of_a_reshape(x, rm, rv):  # LeViT: it writes its running statistics, not its input
+        return torch.nn.functional.batch_norm(x.flatten(0, 1), rm, rv, training=True).reshape_as(x)
+
+    x = torch.randn(2, 3, 4)
+    for f in (reads_after, original_is_an_input):
+        with pytest.raises(tc.SharpEdgeError, match=r"\[reshape-inplace\].*test_sharp_edges.py:\d+: in-place \w+ on "
+                                                    r"the output of (reshape|flatten).*used afterwards"):
+            tc.jit(f)(x.clone())
+    torch.testing.assert_close(tc.jit(nothing_reads_it)(x), nothing_reads_it(x))
+    rm, rv = torch.zeros(4), torch.ones(4)
+    got = tc.jit(batch_norm_of_a_reshape)(x, rm, rv)
+    rm2, rv2 = torch.zeros(4), torch.ones(4)
+    torch.testing.assert_close(got, batch_norm_of_a_reshape(x, rm2, rv2))
+    torch.testing.assert_close((rm, rv), (rm2, rv2))

@@ -7,6 +7,8 @@ import types
 from .. import hookspecs
 from ..frontend import events as ev
 from ..frontend.provenance import CELL, GLOBAL
+from ..ir import flat_proxies
+from ..ir.traits import VIEW, has_trait, writes_into
 from ..sharp_edges import SharpEdge, SharpEdgeChecker
 
 _NOT_DATA = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type, types.MethodType,
@@ -71,19 +73,41 @@ _RESHAPES = ("ltorch.reshape", "ltorch.flatten", "ltorch.reshape_as")
 
 
 def check_reshape_inplace(cap):
-    producer = {}
-    for b in cap.trace.bound_symbols:
-        if "inplace" in b.sym.tags and b.flat_args:
-            src = producer.get(id(b.flat_args[0]))
-            if src is not None:
-                where = f"{b.source[0]}:{b.source[1]}" if b.source else "the jitted function"
-                yield SharpEdge("reshape-inplace", f"{where}: in-place {b.sym.name} on the output of "
-                                                   f"{src.sym.name}: eager may or may not write through to the "
-                                                   "original tensor (reshape returns a view only sometimes). Use "
-                                                   "view() for a guaranteed view or clone() for a copy.")
-        if b.sym.id in _RESHAPES:
+    """An in-place write into the output of a reshape, where eager writes through to the
+    reshaped tensor only when the reshape returned a view: it matters only if that tensor (or
+    another view of the same memory) is read after the write, or is seen outside (an input or
+    an output). MobileNet's in-place dropout on ``flatten(pooled)`` reads nothing after it."""
+    trace = cap.trace
+    bsyms = trace.bound_symbols
+    root, producer, last_read = {}, {}, {}  # views -> the tensor whose memory they show
+    for i, b in enumerate(bsyms):
+        for p in b.flat_args:
+            last_read[id(p)] = i
+        if (b.sym.id in _RESHAPES or has_trait(b, VIEW)) and b.flat_args:
+            base = root.get(id(b.flat_args[0]), id(b.flat_args[0]))
             for p in b.flat_outs:
-                producer[id(p)] = b
+                root[id(p)] = base
+                if b.sym.id in _RESHAPES:
+                    producer[id(p)] = b
+    seen_outside = {id(p) for p in (*flat_proxies(trace.args), *flat_proxies(trace.kwargs), *flat_proxies(trace.output))}
+    for i, b in enumerate(bsyms):
+        if "inplace" not in b.sym.tags:
+            continue
+        for w in writes_into(b):
+            src = producer.get(id(w))
+            if src is None:
+                continue
+            base = root[id(w)]
+            shared = [k for k, r in root.items() if r == base and k != id(w)] + [base]
+            if not any(last_read.get(k, -1) > i or k in seen_outside for k in shared):
+                continue  # nothing sees the memory after the write: eager's outcome is the same either way
+            where = f"{b.source[0]}:{b.source[1]}" if b.source else "the jitted function"
+            yield SharpEdge("reshape-inplace", f"{where}: in-place {b.sym.name} on the output of "
+                                               f"{src.sym.name}: eager may or may not write through to the "
+                                               "original tensor (reshape returns a view only sometimes), which "
+                                               "is used afterwards. Use view() for a guaranteed view or clone() "
+                                               "for a copy.")
+            break
 
 
 @hookspecs.hookimpl

@@ -131,6 +131,24 @@ def has_trait(x, trait: str) -> bool:
     return trait in getattr(x, "sym", x).tags
 
 
+def writes_into(bsym) -> list:
+    """The tensors a call (a BoundSymbol) writes into, by the ``inplace`` trait: an op run
+    whole writes its first argument (``add_``, ``x[i] = v``), a decomposed one what the
+    in-place calls of its decomposition write (``F.batch_norm`` writes its running statistics,
+    not its input).
+
+    Example::
+
+        from thunder_core.ir.traits import writes_into
+
+        written = {id(t) for t in writes_into(bsym)}  # which of its arguments it changes
+    """
+    if bsym.subsymbols:
+        return [t for s in bsym.subsymbols for t in writes_into(s)]
+    first = bsym.args[0] if bsym.args else None
+    return [first] if INPLACE in bsym.sym.tags and getattr(first, "shape", None) is not None else []
+
+
 def draws_random(bsym) -> bool:
     """Does this call (a BoundSymbol) draw random numbers? The ``random`` trait says an op *may*
     (attention draws only with ``dropout_p > 0``); what a recorded call did is in its

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import torch
 
 from ..ir import Trace, TensorProxy, flat_proxies, replay, tensor_proxy, tracing
+from ..ir.traits import writes_into
 from . import vjp as _vjp
 from .numbers import materialize_numbers
 
@@ -197,22 +198,10 @@ def _keeps_whole(b) -> bool:
     differentiates its output without running it again."""
     if "inplace" not in b.sym.tags or b.sym.id.endswith("_") or "opaque" in b.sym.tags:
         return False
-    written = _writes_into(b)
+    written = writes_into(b) if b.subsymbols else []
     if b.subsymbols and not written:
         return True
     return _vjp.rule_for(b.sym.id, b) is not None and not any(p.requires_grad for p in written)
-
-
-def _writes_into(b) -> list:
-    """The tensors the in-place subsymbols of ``b`` write into: the first argument of an
-    in-place op run whole, what the subsymbols of a decomposed one write (``F.batch_norm``
-    inside ``native_batch_norm`` writes its running statistics, not its input)."""
-    out = []
-    for s in b.subsymbols:
-        if "inplace" in s.sym.tags and not s.subsymbols and s.args and isinstance(s.args[0], TensorProxy):
-            out.append(s.args[0])
-        out += _writes_into(s)
-    return out
 
 
 def _map(x, f):
