@@ -472,6 +472,40 @@ def test_a_leaf_made_inside_gets_its_gradient_as_in_eager(how):
     assert "makes a new tensor requiring grad" in tc.explain(jf)
 
 
+def test_a_leaf_made_inside_that_nothing_outside_sees_is_split_as_in_eager():
+    # wav2vec2's (and HuBERT's, WavLM's...) feature encoder sets `requires_grad = True` on a
+    # slice of its input in training: that leaf's gradient is computed for no one, and every
+    # output requiring grad also depends on the parameters, so the split gives eager's
+    # gradients (it ran op by op); an output computed only from the leaf still runs op by op
+    conv = torch.nn.Conv1d(1, 4, 3)
+
+    def encoder(x):
+        h = x[:, None]
+        h.requires_grad = True
+        return conv(h).relu().sum(), h.shape[-1]
+
+    def only_from_the_leaf(x):
+        h = x * 1
+        h.requires_grad_()
+        return conv(x[:, None]).sum(), h * 2
+
+    x = torch.randn(2, 8)
+    for f, splits in ((encoder, True), (only_from_the_leaf, False)):
+        jf = tc.jit(f)
+        for _ in range(2):
+            conv.zero_grad(set_to_none=True)
+            got = jf(x)
+            sum(t.sum() for t in got if isinstance(t, torch.Tensor)).backward()
+            want_grads = [p.grad.clone() for p in conv.parameters()]
+            conv.zero_grad(set_to_none=True)
+            want = f(x)
+            sum(t.sum() for t in want if isinstance(t, torch.Tensor)).backward()
+            torch.testing.assert_close(got, want)
+            for g, p in zip(want_grads, conv.parameters()):
+                torch.testing.assert_close(g, p.grad)
+        assert bool(tc.last_backward_traces(jf)) == splits, tc.explain(jf)
+
+
 def test_a_parameter_only_an_unused_output_reads_gets_no_gradient():
     # (a pooler whose output the loss ignores: eager leaves its .grad None; the split gave
     # zeros, which AdamW would decay and move)

@@ -68,15 +68,7 @@ def split(trace: Trace, fusing: bool = True) -> Split:
     """A :class:`Split` of ``trace``; raises :class:`NotSplittable` saying why it cannot be
     split. ``fusing``: an executor will fuse the backward, so recomputing elementwise ops
     there is cheap."""
-    for b in trace.bound_symbols:
-        if any(isinstance(p, TensorProxy) and p.requires_grad for p in b.flat_outs) and not any(
-                isinstance(p, TensorProxy) and p.requires_grad for p in b.flat_args):
-            # a leaf made inside (`torch.ones(3, requires_grad=True)`, `t.requires_grad_()`):
-            # the split differentiates with respect to the inputs only, so what is computed
-            # from it would come out without grad_fn (and the leaf without .grad)
-            where = f" at {b.source[0]}:{b.source[1]}" if b.source else ""
-            raise NotSplittable(f"{b.sym.id}{where} makes a new tensor requiring grad (a leaf of the autograd graph)")
-    joint = functionalize(trace)
+    joint = functionalize(_without_leaves_made_inside(trace))
     joint = expand(augment(joint))
     for b in joint.bound_symbols:
         if "random" in b.sym.tags and _vjp.rule_for(b.sym.id, b) is None and any(
@@ -85,6 +77,46 @@ def split(trace: Trace, fusing: bool = True) -> Split:
             where = f" at {b.source[0]}:{b.source[1]}" if b.source else ""
             raise NotSplittable(f"{b.sym.id}{where} is random and has neither a VJP rule nor a decomposition")
     return build(joint, fusing)
+
+
+def _without_leaves_made_inside(trace: Trace) -> Trace:
+    """``trace`` for the split, where it makes tensors requiring grad inside; raises
+    NotSplittable where that cannot be split. A tensor made requiring grad inside (`torch.ones(3, requires_grad=True)`, wav2vec2's
+    feature encoder setting `requires_grad = True` on a slice of its input) is a leaf of
+    eager's graph, where the split differentiates with respect to the inputs only. That is
+    the same wherever nothing can see the difference: the leaf (or what aliases it) is not an
+    output, so its ``.grad`` is never read, and every output that requires grad depends on an
+    input that does, so it gets its grad_fn from the split's autograd node. Then the writes
+    that make a tensor requiring grad (``requires_grad = True``, ``requires_grad_()``) are left
+    out: the split differentiates nothing with respect to that tensor, whose gradient eager
+    computes for no one."""
+    leaves, from_inputs = [], {id(p) for p in flat_proxies((trace.args, trace.kwargs))
+                              if isinstance(p, TensorProxy) and p.requires_grad}
+    for b in trace.bound_symbols:
+        args = [p for p in b.flat_args if isinstance(p, TensorProxy)]
+        if any(id(p) in from_inputs for p in args):
+            from_inputs.update(id(p) for p in b.flat_outs)
+        if any(isinstance(p, TensorProxy) and p.requires_grad for p in b.flat_outs) and not any(
+                p.requires_grad for p in args):
+            leaves.append(b)
+    if not leaves:
+        return trace
+    outs = [p for p in flat_proxies(trace.output) if isinstance(p, TensorProxy)]
+    made = {id(p) for b in leaves for p in b.flat_outs}
+    b = leaves[0]
+    where = f" at {b.source[0]}:{b.source[1]}" if b.source else ""
+    if any(id(p) in made for p in outs) or any(p.requires_grad and id(p) not in from_inputs for p in outs):
+        raise NotSplittable(f"{b.sym.id}{where} makes a new tensor requiring grad (a leaf of the autograd graph)")
+    setters = {id(b) for b in leaves if writes_into(b)}
+    if not setters:
+        return trace
+    new, rename = trace.derive(bound_symbols=[]), {}
+    for b in trace.bound_symbols:
+        if id(b) in setters:
+            rename.update((id(p), b.args[0]) for p in b.flat_outs)
+        else:
+            new.bound_symbols.append(_sub_bsym(b, rename) if rename else b)
+    return new
 
 
 # ---------------------------------------------------------------- 1. functionalize
