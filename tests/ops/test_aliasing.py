@@ -123,3 +123,86 @@ def test_data_is_the_tensor_without_autograd_and_writes_through():
     torch.testing.assert_close(got[0], want[0])
     assert got[1] is want[1] is False
     torch.testing.assert_close(w_j, w_e)
+
+
+def _sets_data(x, y):
+    z = x * 2
+    z.data = y * 3  # z takes y * 3's values, shape, dtype and storage, and keeps requires_grad False
+    w = z  # the same object
+    z.add_(1)  # reaches y * 3 too
+    return z * 1, w.shape, w.dtype, z.requires_grad, z.data * 1
+
+
+def _data_of_a_stored_tensor(holder, y):
+    z = torch.zeros(2)
+    holder.t = z
+    z.data = y * 3  # the object holder.t holds changes too
+    return z + 1
+
+
+def test_setting_data_gives_the_tensor_the_new_value_without_autograd():
+    # (`z.data = v` raised FrozenInstanceError: a proxy's fields are its recorded metadata)
+    x, y = torch.randn(3), torch.arange(4)
+    got, want = tc.jit(_sets_data)(x, y), _sets_data(x, y)
+    assert got[1:4] == want[1:4] == (torch.Size([4]), torch.int64, False)
+    torch.testing.assert_close(got[0], want[0])
+    torch.testing.assert_close(got[4], want[4])
+    y = torch.randn(4, requires_grad=True)
+    h_e, h_j = type("H", (), {})(), type("H", (), {})()
+    got, want = tc.jit(_data_of_a_stored_tensor)(h_j, y), _data_of_a_stored_tensor(h_e, y)
+    torch.testing.assert_close(got, want)
+    torch.testing.assert_close(h_j.t, h_e.t)
+    assert h_j.t.requires_grad is h_e.t.requires_grad is False
+
+
+class _Router(torch.nn.Module):
+    def __init__(self, dtype):
+        super().__init__()
+        self.dtype = dtype
+        self.classifier = torch.nn.Linear(4, 3)
+
+    def forward(self, x):
+        # HF switch_transformers' router: nn.Module.to sets `param.data = param.to(dtype)`, which
+        # is `param.data = param` when the dtype is the parameter's already
+        self.classifier = self.classifier.to(self.dtype)
+        return self.classifier(x.to(self.dtype)).softmax(-1)
+
+
+def test_module_to_its_own_dtype_inside_forward_is_a_no_op():
+    torch.manual_seed(0)
+    m_e = _Router(torch.float32)
+    m_j = _Router(torch.float32)
+    m_j.load_state_dict(m_e.state_dict())
+    x = torch.randn(2, 4)
+    jm = tc.jit(m_j)
+    for _ in range(2):  # a cache hit too
+        got, want = jm(x), m_e(x)
+        torch.testing.assert_close(got, want)
+        got[:, 0].sum().backward()
+        want[:, 0].sum().backward()
+    for p_j, p_e in zip(m_j.parameters(), m_e.parameters()):
+        torch.testing.assert_close(p_j.grad, p_e.grad)
+
+
+def test_setting_data_is_refused_where_the_trace_cannot_record_it():
+    with pytest.raises(NotImplementedError, match="from outside the function.*module.to"):
+        tc.jit(_Router(torch.float64))(torch.randn(2, 4))  # eager converts the caller's parameters
+
+    def requires_grad(x):
+        z = x * 2
+        z.data = x + 1  # eager: z keeps its grad_fn under the new value
+        return z
+
+    with pytest.raises(NotImplementedError, match="requires grad"):
+        tc.jit(requires_grad)(torch.randn(3, requires_grad=True))
+
+    def not_a_tensor(x):
+        z = x * 2
+        z.data = 3
+        return z
+
+    with pytest.raises(TypeError, match="has to be a tensor, but got int") as got:
+        tc.jit(not_a_tensor)(torch.randn(3))
+    with pytest.raises(TypeError) as want:
+        not_a_tensor(torch.randn(3))
+    assert str(got.value).splitlines()[0] == str(want.value)

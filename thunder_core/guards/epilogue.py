@@ -165,7 +165,7 @@ def build_epilogue(cap, args, kwargs, output):
         cap.epilogue_draws.append(prov)
         return f"fresh[{len(cap.epilogue_draws) - 1}]", draws[prov].value
     b.drawn = drawn
-    rb = Rebuilder(b, cap.outside)
+    rb = Rebuilder(b, cap.outside, cap.trace.written)
 
     def value(v, e):
         try:

@@ -84,9 +84,10 @@ class Rebuilder:
     the expressions rebuilding values. ``where(value)`` says in words where a value came from
     (for errors)."""
 
-    def __init__(self, b: _Builder, outside: dict):
+    def __init__(self, b: _Builder, outside: dict, written: dict | None = None):
         self.b = b
         self.outside = outside
+        self.written = written or {}       # the capture's Trace.written: what a tensor is at the end
         self.results: list = []            # proxies the computation returns, in first-use order
         self._result_of: dict[int, str] = {}
         self._memo: dict[int, str] = {}    # id(object) -> variable holding its rebuilt value
@@ -94,6 +95,7 @@ class Rebuilder:
         self._busy: set = set()
 
     def result(self, p: Proxy) -> str:
+        p = self.written.get(id(p), p)  # (`h.t = z; z.data = y`: h.t holds what z is after the call)
         e = self._result_of.get(id(p))
         if e is None:
             e = self._result_of[id(p)] = f"results[{len(self.results)}]"

@@ -41,13 +41,18 @@ import torch
 from .size import Size
 
 __all__ = ["TENSOR_PROPERTIES", "Proxy", "TensorProxy", "NumberProxy", "NUMBER_METHODS", "NUMBER_FUNCTIONS", "TENSOR_METHODS", "OPERATORS", "tensor_proxy",
-           "number_proxy", "proxy", "flat_proxies", "substitute", "is_valid_name", "NUMBER_PREFIXES"]
+           "TENSOR_SETTERS", "number_proxy", "proxy", "flat_proxies", "substitute", "is_valid_name", "NUMBER_PREFIXES"]
 
 #: torch.Tensor method name -> callable (normally a Symbol) that records that method.
 TENSOR_METHODS: dict[str, Callable] = {}
 
 #: torch.Tensor property name -> callable(proxy) computing it (``T``, ``mT``, ``data``...).
 TENSOR_PROPERTIES: dict[str, Callable] = {}
+
+#: torch.Tensor attribute name -> callable(proxy, value) recording ``t.name = value``
+#: (``requires_grad`` here; the ops package adds ``data``). Other attributes are refused: a
+#: proxy's fields are its recorded metadata.
+TENSOR_SETTERS: dict[str, Callable] = {}
 
 #: Called with a method name missing from TENSOR_METHODS; returns an entry or None (the ops
 #: package installs one that records unknown torch.Tensor methods as opaque symbols).
@@ -450,10 +455,9 @@ class TensorProxy(Proxy):
 
 
 def _set_attribute(self, name: str, value) -> None:
-    # `t.requires_grad = flag` is `t.requires_grad_(flag)` in torch, and recorded like it (HF
-    # wav2vec2's feature encoder does it); a proxy's fields are its recorded metadata otherwise
-    if name == "requires_grad":
-        self.requires_grad_(value)
+    setter = TENSOR_SETTERS.get(name)
+    if setter is not None:
+        setter(self, value)
         return
     raise FrozenInstanceError(f"Cannot set `.{name}` of the traced tensor {self.name}: while tracing, a tensor is a "
                               f"record of its metadata. Keep the value in a variable (or an attribute of a module or "
@@ -461,6 +465,9 @@ def _set_attribute(self, name: str, value) -> None:
 
 
 TensorProxy.__setattr__ = _set_attribute  # (after @dataclass: frozen dataclasses refuse a __setattr__ of their own)
+# `t.requires_grad = flag` is `t.requires_grad_(flag)` in torch, and recorded like it (HF
+# wav2vec2's feature encoder does it)
+TENSOR_SETTERS["requires_grad"] = lambda p, flag: p.requires_grad_(flag)
 
 
 def _table_entry(key: str, proxy: TensorProxy, op: str) -> Callable:

@@ -164,9 +164,10 @@ class Trace:
     decompositions = None
     #: id(tensor proxy) -> the result of an in-place op that wrote into it a value requiring
     #: grad where the tensor did not (``z = zeros(); z.add_(y)``), or changed its shape
-    #: (``x.unsqueeze_(0)``). In eager ``z`` itself changes; here ``z``'s proxy keeps its
-    #: metadata, so later calls take the write's result in its place (ir/symbol.py), and their
-    #: outputs are eager's. None until the first such write.
+    #: (``x.unsqueeze_(0)``), or of setting its data (``z.data = y``: ops/opaque.py). In eager
+    #: ``z`` itself changes; here ``z``'s proxy keeps its metadata, so later calls take the
+    #: write's result in its place (ir/symbol.py), as do the outputs and the epilogue's writes,
+    #: and they are eager's. None until the first such write.
     written = None
 
     def __post_init__(self):

@@ -282,6 +282,52 @@ def _missing_property(p, attr: str):
 _proxies.MISSING_PROPERTY = _missing_property
 
 
+def _set_data(p, value) -> None:
+    """``x.data = y``. In eager ``x``, the same object, takes ``y``'s values, shape, dtype,
+    device and storage (writes through either reach both), without ``y``'s autograd history,
+    and keeps its own autograd state. Recorded as an in-place shape change is (Trace.written):
+    later reads of ``x`` take ``y.detach()``, a view of ``y``. That is eager's for a tensor the
+    function made that does not require grad; a tensor from outside (eager changes the
+    caller's tensor) or one that requires grad (eager keeps its grad_fn or its place as a leaf
+    under the new value) is refused, except ``x.data = x``, a no-op that ``nn.Module.to``
+    makes for a parameter already of that dtype and device."""
+    from ..ir import current_trace
+    from ..ir.symbol import _written
+
+    trace = current_trace()
+    w = trace.written or {}
+    cur = w.get(id(p), p)  # what x is now (an earlier in-place write may have changed it)
+    if type(value) is TensorProxy and w.get(id(value), value) is cur:
+        return
+    if type(value) is not TensorProxy:
+        raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+    why = None
+    if _from_outside(trace, cur, w):
+        why = ("the tensor comes from outside the function (an argument, a parameter or a buffer), and eager "
+               "would change the caller's tensor. Set it outside the jitted function (e.g. call module.to(dtype) "
+               "before calling it), or write the values in (`with torch.no_grad(): x.copy_(y)`)")
+    elif cur.requires_grad:
+        why = ("the tensor requires grad: eager keeps its autograd history (its grad_fn, or its place as a leaf) "
+               "under the new value, which a trace cannot record. Make a new tensor instead "
+               "(`x = y.detach().requires_grad_()`), or write the values in (`with torch.no_grad(): x.copy_(y)`)")
+    elif trace._scopes:
+        why = "it is set inside a higher-order op's body (checkpoint, cond, a loop body). Set it outside that body"
+    if why is not None:
+        raise NotImplementedError(f"Setting a tensor's `.data` is not supported here while tracing: {why}.")
+    _written(trace, cur, value.detach())  # (the call reads y as it is now: ir/symbol.py)
+
+
+def _from_outside(trace, cur, w) -> bool:
+    """Is ``cur`` (a tensor as it is now) an input of ``trace``, or what reads of an outside
+    tensor give (a capture's recorder: lookaside_tools.substitute), under in-place writes?"""
+    rec = getattr(trace, "recorder", None)
+    outside = [*trace.args, *(hit[1] for hit in rec.proxies.values())] if rec is not None else trace.args
+    return any(w.get(id(a), a) is cur for a in outside if type(a) is TensorProxy)
+
+
+_proxies.TENSOR_SETTERS["data"] = _set_data
+
+
 # ---------------------------------------------------------------- autograd hooks on traced tensors
 
 def _unsupported_hook(method):
