@@ -46,6 +46,8 @@ from .guards import fresh
 from .transforms import autocast
 from . import plugins
 from .ops import TORCH_CALLS
+from .ops.ltorch_checks import assert_tensor
+from .frontend.ops.control import assertion_at
 
 _TORCH_DIR = os.path.dirname(torch.__file__)
 _MAX_VALUES = 1024  # largest input tensor whose contents may be read (and checked on every call)
@@ -67,6 +69,11 @@ _CALLABLE_TYPES = (types.FunctionType, types.BuiltinFunctionType, types.ModuleTy
 @functools.lru_cache(maxsize=1)
 def _library_dirs() -> tuple[str, ...]:
     return (_TORCH_DIR, *plugin_dirs())
+
+
+#: a comparison operator -> the symbols its test may be of (a reflected one included: `0 < t`)
+_COMPARISONS = {"==": ("ltorch.eq",), "!=": ("ltorch.ne",), "<": ("ltorch.lt", "ltorch.gt"),
+                "<=": ("ltorch.le", "ltorch.ge"), ">": ("ltorch.gt", "ltorch.lt"), ">=": ("ltorch.ge", "ltorch.le")}
 
 
 class _CaptureTrace(Trace):
@@ -105,6 +112,23 @@ class _CaptureTrace(Trace):
         v = value.tolist()
         I.recorder.guard(prov, VALUES, v)
         return v
+
+    def assertion(self, p):
+        """When tensor ``p``'s truth test only decides whether the program's ``assert`` fails:
+        a check of it, recorded to run on every call, and the truth the program goes on with."""
+        I = self.interp
+        found = assertion_at(I.frames[-1]) if I is not None and I.frames else None
+        if found is None:
+            return None
+        holds, args, inst = found
+        if inst.opname == "COMPARE_OP":
+            # (3.13) the test of the comparison's own result, not of one C code made inside
+            # it (`[a] != [b]` tests `a == b`)
+            last = self.bound_symbols[-1] if self.bound_symbols else None
+            if last is None or last.flat_outs != (p,) or last.sym.id not in _COMPARISONS.get(inst.argval, ()):
+                return None
+        assert_tensor(p, holds, args, f"{inst.site[0]}:{inst.site[1]}")
+        return holds
 
     recorder = None
 

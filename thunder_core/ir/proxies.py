@@ -90,6 +90,14 @@ class Proxy:
     __hash__ = object.__hash__
 
     def __bool__(self):
+        if isinstance(self, TensorProxy):
+            # an `assert` on tensor contents: checked on every call (Trace.assertion)
+            from .trace import current_trace
+
+            hook = getattr(current_trace(), "assertion", None)
+            holds = hook(self) if hook is not None else None
+            if holds is not None:
+                return holds
         what = "tensor" if isinstance(self, TensorProxy) else "number"
         raise TypeError(
             f"The truth value of a {what} computed inside the jitted function ({self.name} in the trace) is not "

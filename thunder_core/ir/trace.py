@@ -159,6 +159,10 @@ class Trace:
     #: (``tolist()``) when the frontend knows and guards them (a small input tensor), else None.
     #: Ops whose result shapes depend on a tensor's values use it (``registry.known_value``).
     known_value = None
+    #: A hook of the frontend: ``assertion(tensor_proxy)`` -> the truth value the program goes
+    #: on with when the proxy's truth test only decides whether an ``assert`` fails (a check
+    #: of it is then recorded, ``ops/ltorch_checks.py``), else None (``Proxy.__bool__``).
+    assertion = None
     #: ``{}`` to record each decomposition once per call structure and copy it for later calls
     #: of the same structure (``ir/replay.py``; the capture opts in), else None.
     decompositions = None

@@ -107,3 +107,46 @@ else:
             f.ip = inst.target
         else:
             s.append(v)
+
+
+_JUMPS_IF = {name: jumps_when for jumps_when in (False, True) for name in
+             (f"POP_JUMP_IF_{jumps_when}".upper(), f"POP_JUMP_FORWARD_IF_{jumps_when}".upper(),
+              f"POP_JUMP_BACKWARD_IF_{jumps_when}".upper())}
+
+
+def assertion_at(f):
+    """When the truth test frame ``f`` is making (at its last instruction) only decides
+    whether an ``assert`` statement fails, one way of its jump leading straight to ``raise
+    AssertionError`` or ``raise AssertionError(<constant>)``: (the truth value on which the
+    program goes on, the exception's arguments, the instruction of the test); else None.
+    On 3.13 the test is made by TO_BOOL or a bool-converting COMPARE_OP just before the jump."""
+    insts = f.insts
+    k = f.ip - 1
+    inst = insts[k]
+    if inst.opname not in _JUMPS_IF:
+        if PY < (3, 13) or not (inst.opname == "TO_BOOL" or inst.opname == "COMPARE_OP" and inst.arg & 16):
+            return None
+        k += 1
+        if k >= len(insts) or insts[k].opname not in _JUMPS_IF:
+            return None
+    jump = insts[k]
+    jumps_when = _JUMPS_IF[jump.opname]
+    for failing, when in ((jump.target, jumps_when), (k + 1, not jumps_when)):
+        args = _assertion_raised_at(insts, failing)
+        if args is not None:
+            return not when, args, inst
+    return None
+
+
+def _assertion_raised_at(insts, i):
+    """The arguments of the AssertionError raised by the block at ``insts[i]``, if all it does
+    is raise one (with no message, or a constant one), else None."""
+    block = [x for x in insts[i:i + 5] if x.opname != "PRECALL"]
+    ops = [x.opname for x in block]
+    if ops[:1] != ["LOAD_ASSERTION_ERROR"]:
+        return None
+    if ops[1:2] == ["RAISE_VARARGS"]:
+        return ()
+    if ops[1:4] == ["LOAD_CONST", "CALL", "RAISE_VARARGS"] and block[2].arg == 0:
+        return (block[1].argval,)
+    return None
