@@ -1,6 +1,7 @@
 """``y += z`` on an intermediate, then reading ``y`` (or another name of the same tensor) is
 made functional and split into forward and backward traces; a *view* of ``y`` read after the
-write still refuses the split (PyTorch's autograd then runs through the executed ops)."""
+write still refuses the split (PyTorch's autograd then runs through the executed ops). An opaque
+operator's result may be a view of its arguments, unless the operator's schema says it is fresh."""
 
 import pytest
 import torch
@@ -144,3 +145,58 @@ def test_the_program_reads_requires_grad_a_write_gave():
     assert got.requires_grad
     got.sum().backward()
     torch.testing.assert_close(a.grad, torch.full((3,), 2.0))
+
+
+@torch.library.custom_op("thunder_core_tests::grouped_scale", mutates_args=())
+def _grouped_scale(x: torch.Tensor, w: torch.Tensor, offs: torch.Tensor) -> torch.Tensor:
+    return x * w
+
+
+@_grouped_scale.register_fake
+def _(x, w, offs):
+    return torch.empty_like(x)
+
+
+def _grouped_scale_setup(ctx, inputs, output):
+    ctx.save_for_backward(inputs[0], inputs[1])
+
+
+def _grouped_scale_backward(ctx, g):
+    x, w = ctx.saved_tensors
+    return g * w, (g * x).sum(0), None
+
+
+_grouped_scale.register_autograd(_grouped_scale_backward, setup_context=_grouped_scale_setup)
+
+
+@pytest.mark.parametrize("op", [
+    # (called with a keyword: an opaque call; its backward asks PyTorch's autograd)
+    lambda x, w: torch.ops.thunder_core_tests.grouped_scale(x, w, offs=torch.arange(2)),
+    torch.ops.aten.mul.Tensor,
+], ids=["custom_op", "aten"])
+def test_a_write_into_an_opaque_operators_fresh_result_is_split(op):
+    # The operator's schema says its result shares no memory with its arguments (no alias
+    # annotation); any opaque call was taken for a possible view of its arguments, here the
+    # inputs, and the write refused the split ("writes into an input") (HF's MoE experts:
+    # `out = torch.ops.transformers.grouped_mm_fallback(x, weight, offs=offs); out.add_(bias)`)
+    def f(x, w, b):
+        y = op(x, w)
+        y.add_(b)
+        return (y * y).sum()
+
+    _same_as_eager_and_split(f, *(torch.randn(s, requires_grad=True) for s in ((2, 3), (3,), (3,))))
+
+
+def test_a_write_into_an_opaque_operators_view_of_an_input_is_not_split():
+    def f(x, b):
+        torch.ops.aten.alias.default(x).add_(b)  # `Tensor(a) self -> Tensor(a)`: x itself is written
+        return (x * b).sum()
+
+    x, b = torch.randn(3), torch.randn(3, requires_grad=True)
+    x2 = x.clone()
+    jf = tc.jit(f)
+    (out, g), (ref, gr) = _grads(jf, x, b), _grads(f, x2, b)
+    torch.testing.assert_close(out, ref)
+    torch.testing.assert_close(g[0], gr[0])
+    torch.testing.assert_close(x, x2)
+    assert not tc.last_backward_traces(jf) and "writes into an input" in tc.explain(jf)

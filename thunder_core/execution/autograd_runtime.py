@@ -201,7 +201,8 @@ class AutogradRunner:
         ins = {id(p) for p in flat_proxies((split.forward.args, split.forward.kwargs))}
         def maybe_input(p):
             b = producer.get(id(p))
-            return id(p) in ins or (b is not None and bool(b.sym.tags & {"may-return-input", "opaque"}))
+            return id(p) in ins or (b is not None and bool(b.sym.tags & {"may-return-input", "opaque"})
+                                    and "fresh-output" not in b.sym.tags)
         self.maybe_input = [i for i, k in enumerate(self.unique) if maybe_input(flat[k])]
 
     def __call__(self, *inputs):

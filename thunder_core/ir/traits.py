@@ -77,8 +77,8 @@ The vocabulary (an op may have several traits; each is a promise about every cal
     scaled dot-product attention (two products around a softmax) and its backward.
 
 Tags that are not traits stay as they are (:data:`NON_TRAIT_TAGS`): ``"may-return-input"``
-(aliasing), ``"effect"``, ``"opaque"``, ``"region"``; bound symbols carry pass facts such as
-``"recomputed"`` in their own ``tags``.
+and ``"fresh-output"`` (aliasing), ``"effect"``, ``"opaque"``, ``"region"``; bound symbols carry
+pass facts such as ``"recomputed"`` in their own ``tags``.
 
 Example::
 
@@ -113,8 +113,9 @@ TRAITS = frozenset({ELEMENTWISE, TRANSCENDENTAL, REDUCTION, NORMALIZATION, VIEW,
 #: Symbol tags that are facts other than traits: ``"may-return-input"`` (eager may return the
 #: input object itself: ``contiguous``, ``to``), ``"effect"`` (changes state outside the
 #: trace: ``manual_seed``), ``"opaque"`` (a torch call recorded without a symbol of its own),
-#: ``"region"`` (an executor's fused region).
-NON_TRAIT_TAGS = frozenset({"may-return-input", "effect", "opaque", "region"})
+#: ``"fresh-output"`` (an opaque call whose outputs share no memory with its arguments: the
+#: torch operator's schema says so), ``"region"`` (an executor's fused region).
+NON_TRAIT_TAGS = frozenset({"may-return-input", "effect", "opaque", "fresh-output", "region"})
 
 
 def traits(x) -> frozenset:

@@ -98,7 +98,8 @@ def opaque_entry(fn):
     # torch's convention: a trailing underscore writes into the first argument (autograd must know)
     fn_name = getattr(fn, "__name__", "")
     inplace = {"inplace"} if fn_name.endswith("_") and not fn_name.endswith("__") else set()
-    sym = Symbol(name, checked_meta, f"opaque.{name}", tags=frozenset({"opaque", *inplace}), python_name=name,
+    fresh = {"fresh-output"} if _schema_says_fresh(fn) else set()
+    sym = Symbol(name, checked_meta, f"opaque.{name}", tags=frozenset({"opaque", *inplace, *fresh}), python_name=name,
                  module="opaque")
     registry.TORCH_IMPLS[sym.id] = fn
 
@@ -137,6 +138,23 @@ def opaque_entry(fn):
     setattr(opaque_ns, name, sym)
     _ENTRIES[fn] = entry
     return entry
+
+
+def _schema_says_fresh(fn) -> bool:
+    """Does the schema of torch operator ``fn`` (an overload, or every overload of a packet)
+    promise outputs sharing no memory with its arguments, into none of which it writes? Its
+    alias annotations say: ``f(Tensor x) -> Tensor``, not ``-> Tensor(a)`` nor ``Tensor(a!) x``
+    (a ``torch.library.custom_op``'s always: torch checks that its outputs alias no input).
+    Without one, an opaque call may return a view of an argument, so writing into its result
+    might write into that argument: autograd could not make such a write functional."""
+    if isinstance(fn, torch._ops.OpOverloadPacket):
+        overloads = [getattr(fn, o) for o in fn.overloads()]
+    elif isinstance(fn, torch._ops.OpOverload):
+        overloads = [fn]
+    else:
+        return False
+    return bool(overloads) and all(a.alias_info is None for o in overloads
+                                   for a in (*o._schema.arguments, *o._schema.returns))
 
 
 class _Watch(TorchDispatchMode):

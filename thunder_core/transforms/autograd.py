@@ -123,11 +123,14 @@ def _without_leaves_made_inside(trace: Trace) -> Trace:
 
 def _may_alias(bsym) -> bool:
     """May the output share memory with an argument? The op's declared aliasing trait says
-    (registry.ALIAS_TAGS); an opaque op or a symbol the ops package does not define may."""
+    (registry.ALIAS_TAGS); an opaque op (unless its operator's schema says its outputs are
+    fresh) or a symbol the ops package does not define may."""
     from ..ops.registry import ALIAS_TAGS, OPDEFS, PRIMS
 
-    sid = bsym.sym.id
-    return bool(bsym.sym.tags & ALIAS_TAGS) or "opaque" in bsym.sym.tags or (sid not in PRIMS and sid not in OPDEFS)
+    sid, tags = bsym.sym.id, bsym.sym.tags
+    if "fresh-output" in tags:
+        return False
+    return bool(tags & ALIAS_TAGS) or "opaque" in tags or (sid not in PRIMS and sid not in OPDEFS)
 
 
 def functionalize(trace: Trace) -> Trace:
