@@ -104,6 +104,9 @@ MORE_SPECS = {
                                                       chunk_size=4)),
     "modernbert": ("AutoModelForMaskedLM", "modernbert", dict(_SMALL, global_attn_every_n_layers=2,
                                                              local_attention=8, pad_token_id=0)),
+    # (GPT-OSS: its MoE experts write into a custom op's result, `out.add_(bias)`)
+    "gpt_oss": ("AutoModelForCausalLM", "gpt_oss", dict(_GQA, head_dim=8, num_local_experts=4, num_experts_per_tok=2,
+                                                        sliding_window=4)),
 }
 MORE_NAMES = list(MORE_SPECS)
 MORE_GENERATES = [n for n, (auto, _, _) in MORE_SPECS.items() if auto != "AutoModelForMaskedLM"]
