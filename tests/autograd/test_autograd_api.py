@@ -229,6 +229,30 @@ def test_dropout_mask_is_the_forwards():
     torch.testing.assert_close(x.grad, (out != 0).float() * 6)
 
 
+def test_a_dropout_whose_result_nothing_reads_still_draws_as_in_eager():
+    # (PegasusX: the last layer's dropouts of its global tokens are dead; the split's forward
+    # left them out, and every mask drawn after them, and the generator after the call, differed)
+    def f(x, w):
+        h, g = x @ w, x.cos() @ w
+        for _ in range(2):
+            h = torch.nn.functional.dropout(h, 0.3) + h
+            g = torch.nn.functional.dropout(g, 0.3) + h.sum()  # the last one is dead
+            h = torch.nn.functional.dropout(h, 0.3)
+        return h
+
+    x, w = torch.randn(4, 4, requires_grad=True), torch.randn(4, 4, requires_grad=True)
+    jf = tc.jit(f)
+    for _ in range(2):
+        torch.manual_seed(0)
+        want, want_next = f(x, w), torch.rand(3)
+        torch.manual_seed(0)
+        got, got_next = jf(x, w), torch.rand(3)
+        torch.testing.assert_close(got, want)
+        torch.testing.assert_close(got_next, want_next)
+        assert torch.autograd.grad(got.sum(), w)[0].equal(torch.autograd.grad(want.sum(), w)[0])
+    assert tc.last_backward_traces(jf)
+
+
 def test_module_parameters_get_gradients_and_optimizer_step_works():
     torch.manual_seed(0)
     m = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.GELU(), torch.nn.Linear(16, 4))

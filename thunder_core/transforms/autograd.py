@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import torch
 
 from ..ir import Trace, TensorProxy, flat_proxies, replay, tensor_proxy, tracing
-from ..ir.traits import writes_into
+from ..ir.traits import draws_random, writes_into
 from . import vjp as _vjp
 from .numbers import materialize_numbers
 
@@ -448,11 +448,15 @@ _KEEP = frozenset({"inplace", "effect"})
 
 def dce(bsyms, outputs) -> list:
     """The bound symbols needed to compute ``outputs``, every write (in-place op) that stayed
-    in the trace and every effect (``torch.manual_seed``); random ops are kept only if used."""
+    in the trace, every effect (``torch.manual_seed``) and every draw of random numbers, used or
+    not: eager draws them all, and a draw left out would shift every later one (PegasusX's
+    last global-token dropouts, whose results nothing reads, changed the dropout masks drawn
+    after them and the generator's state after the call)."""
     live = {id(p) for p in outputs}
     kept = []
     for b in reversed(bsyms):
-        if any(id(o) in live for o in b.flat_outs) or b.sym.tags & _KEEP:
+        if any(id(o) in live for o in b.flat_outs) or b.sym.tags & _KEEP or \
+                "random" in b.sym.tags and draws_random(b):
             kept.append(b)
             live.update(id(p) for p in b.flat_args)
     kept.reverse()
