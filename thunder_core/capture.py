@@ -113,6 +113,26 @@ class _CaptureTrace(Trace):
         I.recorder.guard(prov, VALUES, v)
         return v
 
+    def outside_attr(self, p, attr):
+        """``p.<attr>`` read from the real tensor ``p`` stands for (an input, or what an input is
+        now after an in-place write to it), entered at the input's path ``.<attr>`` like any
+        outside read: the prologue fetches it again on every call (a tensor becomes an input of
+        the trace, anything else is guarded). ``(False, None)`` for a tensor computed here."""
+        I = self.interp
+        rec = I.recorder if I is not None else None
+        if rec is None:
+            return False, None
+        hit = rec.input_of.get(id(p))
+        if hit is None and self.written:  # `y = x.add_(1)`: y is x
+            w = self.written
+            hit = next(((v, prov) for v, q, prov in rec.proxies.values()
+                        if w.get(id(q)) is p and id(q) in rec.input_of), None)
+        if hit is None:
+            return False, None
+        value, prov = hit
+        v = getattr(value, attr)
+        return True, I.enter(v, Provenance(ATTR, prov, attr), ev.READ_ATTR, I._current_inst(), attr, value)
+
     def assertion(self, p):
         """When tensor ``p``'s truth test only decides whether the program's ``assert`` fails:
         a check of it, recorded to run on every call, and the truth the program goes on with."""

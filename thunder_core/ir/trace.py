@@ -159,6 +159,11 @@ class Trace:
     #: (``tolist()``) when the frontend knows and guards them (a small input tensor), else None.
     #: Ops whose result shapes depend on a tensor's values use it (``registry.known_value``).
     known_value = None
+    #: A hook of the frontend: ``outside_attr(tensor_proxy, name)`` -> ``(True, value)`` with the
+    #: attribute ``name`` of the real tensor the proxy stands for (an input: argument, parameter,
+    #: buffer), read and guarded like any outside read (``.grad``: ops/opaque.py), else
+    #: ``(False, None)`` for a tensor the function computed.
+    outside_attr = None
     #: A hook of the frontend: ``assertion(tensor_proxy)`` -> the truth value the program goes
     #: on with when the proxy's truth test only decides whether an ``assert`` fails (a check
     #: of it is then recorded, ``ops/ltorch_checks.py``), else None (``Proxy.__bool__``).

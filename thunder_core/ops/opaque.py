@@ -277,6 +277,15 @@ _METADATA_TYPES = (bool, int, float, str, type(None), torch.dtype, torch.device,
 
 
 def _missing_property(p, attr: str):
+    if attr == "grad":
+        # an input's .grad is the real tensor's, fetched through the input's path on every call
+        # (a fake tensor's is always None); a tensor computed here has none, as in eager
+        from ..ir import current_trace
+
+        hook = getattr(current_trace(), "outside_attr", None)
+        found, v = hook(p, attr) if hook is not None else (False, None)
+        if found:
+            return v
     if attr == "data":  # the same tensor without autograd: a view (writes through it reach p), as eager's
         return p.detach()
     if attr == "is_leaf":  # known without grad, and for parameters; else it depends on how the caller made it
@@ -344,6 +353,20 @@ def _from_outside(trace, cur, w) -> bool:
 
 
 _proxies.TENSOR_SETTERS["data"] = _set_data
+
+
+def _set_grad(p, value) -> None:
+    """``x.grad = g`` is refused: for a tensor from outside eager changes the caller's tensor,
+    which the compiled function would not do on later calls; the values of an existing grad
+    can be changed in place (``x.grad.zero_()``, ``x.grad.mul_(c)``), which is recorded."""
+    raise NotImplementedError(
+        f"{_where()}setting `.grad` of {p.name} inside a jitted function is not supported: a compiled function "
+        f"does not replace a tensor's .grad. Set it outside the jitted function (e.g. "
+        f"`module.zero_grad(set_to_none=True)` or `optimizer.zero_grad()` before or after calling it), or change "
+        f"the values of an existing grad in place (`p.grad.zero_()`, `p.grad.mul_(c)`).")
+
+
+_proxies.TENSOR_SETTERS["grad"] = _set_grad
 
 
 # ---------------------------------------------------------------- autograd hooks on traced tensors
