@@ -513,8 +513,13 @@ def test_a_leaf_made_inside_that_nothing_outside_sees_is_split_as_in_eager():
         h.requires_grad_()
         return conv(x[:, None]).sum(), h * 2
 
+    def factories(x):  # leaves made by factories stay in the trace (they write into no argument)
+        w = torch.ones(6, requires_grad=True) * 2
+        v = torch.full((6,), 3.0, requires_grad=True)
+        return (conv(x[:, None]) * w * v).sin().sum(), 0
+
     x = torch.randn(2, 8)
-    for f, splits in ((encoder, True), (only_from_the_leaf, False)):
+    for f, splits in ((encoder, True), (only_from_the_leaf, False), (factories, True)):
         jf = tc.jit(f)
         for _ in range(2):
             conv.zero_grad(set_to_none=True)

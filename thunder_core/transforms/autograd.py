@@ -107,7 +107,9 @@ def _without_leaves_made_inside(trace: Trace) -> Trace:
     where = f" at {b.source[0]}:{b.source[1]}" if b.source else ""
     if any(id(p) in made for p in outs) or any(p.requires_grad and id(p) not in from_inputs for p in outs):
         raise NotSplittable(f"{b.sym.id}{where} makes a new tensor requiring grad (a leaf of the autograd graph)")
-    setters = {id(b) for b in leaves if writes_into(b)}
+    # (`requires_grad_()` and the setter write into their argument; a factory taking
+    # requires_grad=True makes its own leaf, which stays)
+    setters = {id(b) for b in leaves if b.args and any(w is b.args[0] for w in writes_into(b))}
     if not setters:
         return trace
     new, rename = trace.derive(bound_symbols=[]), {}
