@@ -17,6 +17,7 @@ from .execution import autograd_choice
 from .execution.cost import CostModel
 from .execution.partition import partition
 from .execution.profiles import profile_for_device
+from .transforms.grad_regions import restoring_grad_mode, with_grad_regions
 from .guards import fresh
 from .guards.cache import Entry, EntryWithDraws, dispatch_key
 from .guards.prologue import MISS, build_prologue, fast_call
@@ -342,10 +343,15 @@ def lower(trace, executors, model, *, compile: bool = True, wait_for_compile: bo
                            split=s, forward=fwd, backward=bwd, partitions=(fwd, bwd))
     if reason is not None and s is not None:  # op by op under PyTorch's autograd: executors it can differentiate
         executors = autograd_choice.differentiable(executors)
+    regions = False
+    if reason is not None:  # op by op: what the program ran under torch.no_grad() runs without grad
+        marked = with_grad_regions(trace)
+        regions, trace = marked is not trace, marked
     p = partition(trace, executors, model, lower=compile, wait_for_compile=wait_for_compile)
     p.trace.name = "computation"
     explanation = p.explanation if reason is None else _Explained(p.explanation, None, reason)
-    return Lowered(explanation, p.owner, p.trace, p.callable() if compile else None, partitions=(p,))
+    fn = p.callable() if compile else None
+    return Lowered(explanation, p.owner, p.trace, restoring_grad_mode(fn) if regions and fn else fn, partitions=(p,))
 
 
 def _op_by_op_reason(trace, s, executors, model) -> str | None:

@@ -562,3 +562,55 @@ def test_a_parameter_only_an_unused_output_reads_gets_no_gradient():
     h, pooled = f(x)
     (h.sum() + pooled.sum()).backward()
     torch.testing.assert_close(got, head.weight.grad)
+
+
+def test_what_runs_under_no_grad_runs_without_grad_when_the_trace_runs_op_by_op():
+    # A trace that cannot be split (here: it returns a leaf it made) runs its ops under
+    # PyTorch's autograd in the caller's grad mode: a value the program computed under
+    # torch.no_grad() had a grad_fn, so a backward through it reached w (silently 3x the
+    # gradient), and an optimizer step inside (a write into a parameter) failed to run
+    lin = torch.nn.Linear(3, 3)
+
+    def f(x, w):
+        y = x @ w
+        with torch.no_grad():
+            z = (x @ w) * 2
+        return y, z, (x * 1).requires_grad_()
+
+    def sgd_step(m, x):
+        loss = m(x).square().sum()
+        with torch.no_grad():
+            for p in m.parameters():
+                p.sub_(0.1 * p)
+        return loss
+
+    x, w = torch.randn(2, 3), torch.randn(3, 3, requires_grad=True)
+    jf = tc.jit(f)
+    for _ in range(2):
+        (y, z, _), (ye, ze, _) = jf(x, w), f(x, w)
+        assert not z.requires_grad and not ze.requires_grad
+        assert torch.autograd.grad((y + z).sum(), w)[0].equal(torch.autograd.grad((ye + ze).sum(), w)[0])
+    assert not tc.last_backward_traces(jf) and "set_grad_enabled(False)" in str(tc.last_traces(jf)[-1])
+
+    ref = torch.nn.Linear(3, 3)
+    ref.load_state_dict(lin.state_dict())
+    js = tc.jit(sgd_step)
+    for _ in range(2):
+        torch.testing.assert_close(js(lin, x), sgd_step(ref, x))
+        torch.testing.assert_close(dict(lin.named_parameters()), dict(ref.named_parameters()))
+    assert not tc.last_backward_traces(js) and torch.is_grad_enabled()
+
+
+def test_grad_mode_comes_back_when_a_no_grad_region_raises():
+    def f(x, w, idx):
+        with torch.no_grad():
+            picked = (x @ w).index_select(0, idx)
+            w.mul_(1)  # (a write into a parameter: op by op)
+        return x @ w, picked
+
+    x, w = torch.randn(2, 3), torch.randn(3, 3, requires_grad=True)
+    jf = tc.jit(f)
+    jf(x, w, torch.tensor([1]))
+    with pytest.raises(IndexError):
+        jf(x, w, torch.tensor([5]))  # (eager's error, raised inside the region)
+    assert torch.is_grad_enabled()

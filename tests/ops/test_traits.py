@@ -38,6 +38,7 @@ NO_TRAIT = {
     "ltorch.interpolate",  # by mode a gather (nearest) or weighted sums of neighbours (linear, bicubic, area)
     "prims.device_put",    # a copy to another device, no computation
     "ltorch.assert_tensor",  # the program's `assert` on a tensor: reads its value on the host, may raise
+    "ltorch.set_grad_enabled",  # grad mode between the ops of a trace run op by op under autograd (an effect)
     # arithmetic on Python numbers (symbolic values): host computations, no tensor
     *(f"prims.py_{n}" for n in NUMBER_OPS), "prims.py_dim_size",
     # library kernels run whole: matrix decompositions, solvers, inverses, determinants (LAPACK /
