@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import enum
 import functools
-import linecache
 import os
 import sys
 import types
@@ -30,7 +29,7 @@ from .frontend.tracebacks import hide
 from .frontend.native import MODULE_TABLES
 from .frontend.native import SCALARS, is_mutator, unused_call
 from .frontend.provenance import ARG, ATTR, CALL, CELL, FRESH, GLOBAL, ITEM, ITER, KWARG, Provenance
-from .ir import NumberProxy, Proxy, TensorProxy, Trace, TracingError, tracing
+from .ir import NumberProxy, Proxy, TensorProxy, TracingError, tracing
 from .ir import replay
 from .ir.equalities import Equalities
 from .ir.trace import AUTOCAST_DEVICES
@@ -38,7 +37,7 @@ from .ir.symbol import without_unused_numbers
 from .ir.printing import PRINTER_GLOBALS
 from .ir.proxies import is_valid_name, number_proxy, substitute, tensor_proxy
 from .ir.size import textual
-from .user_errors import annotate, is_user_file, plugin_dirs
+from .user_errors import annotate, is_user_file
 # what a capture records (guard kinds, Guard, Capture) is defined with the guards; re-exported here
 from .guards.record import BOUND, EQUALS, IDENTITY, LENGTH, NO_HOOKS, SAME_AS, TENSOR, TYPE  # noqa: F401
 from .guards.record import DRAWN, PREDICATE, VALUES, Capture, Draw, Guard  # noqa: F401
@@ -46,11 +45,9 @@ from .guards import fresh
 from .transforms import autocast
 from . import plugins
 from .ops import TORCH_CALLS
-from .ops.ltorch_checks import assert_tensor
-from .frontend.ops.control import assertion_at
+from .capture_trace import CaptureTrace
 
 _TORCH_DIR = os.path.dirname(torch.__file__)
-_MAX_VALUES = 1024  # largest input tensor whose contents may be read (and checked on every call)
 # torch's own compiler runs natively when reached from traced code (Module.__init__ is patched by
 # torch._dynamo once torch.compile has run; its bookkeeping is torch's state, not the program's).
 for _d in ("_dynamo", "_inductor"):
@@ -64,103 +61,6 @@ _EQ_TYPES = (int, float, bool, str, complex, type(None), torch.dtype, torch.devi
 _CALLABLE_TYPES = (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type, types.MethodType,
                    types.BuiltinMethodType, types.MethodWrapperType, types.WrapperDescriptorType,
                    types.MethodDescriptorType, types.ClassMethodDescriptorType)
-
-
-@functools.lru_cache(maxsize=1)
-def _library_dirs() -> tuple[str, ...]:
-    return (_TORCH_DIR, *plugin_dirs())
-
-
-#: a comparison operator -> the symbols its test may be of (a reflected one included: `0 < t`)
-_COMPARISONS = {"==": ("ltorch.eq",), "!=": ("ltorch.ne",), "<": ("ltorch.lt", "ltorch.gt"),
-                "<=": ("ltorch.le", "ltorch.ge"), ">": ("ltorch.gt", "ltorch.lt"), ">=": ("ltorch.ge", "ltorch.le")}
-
-
-class _CaptureTrace(Trace):
-    """A trace whose ``current_source`` is the user's line the interpreter is executing."""
-
-    interp = None
-
-    @property
-    def current_source(self):
-        """The innermost user frame's line: frames of torch's own Python code (nn.Linear's
-        forward, F.layer_norm...) and of installed plugins (the functions a lookaside
-        interprets in place of a library's) are skipped so comments point at the user's model."""
-        I = self.interp
-        if I is None or not I.frames:
-            return None
-        library = _library_dirs()
-        for f in reversed(I.frames):
-            filename = f.info.code.co_filename
-            if not filename.startswith(library):
-                break
-        inst = f.insts[f.ip - 1]
-        filename, line, _ = inst.site
-        return (filename, line, linecache.getline(filename, line).strip())
-
-    @current_source.setter
-    def current_source(self, value):  # set by Trace.__init__ / at_source: the interpreter decides
-        pass
-
-    def known_value(self, p):
-        """The contents of input tensor ``p`` if it is small (a tensor of indices), guarded."""
-        I = self.interp
-        hit = I.recorder.input_of.get(id(p)) if I is not None else None
-        if hit is None or hit[0].numel() > _MAX_VALUES or hit[0].is_floating_point() or hit[0].is_complex():
-            return None
-        value, prov = hit
-        v = value.tolist()
-        I.recorder.guard(prov, VALUES, v)
-        return v
-
-    def outside_attr(self, p, attr):
-        """``p.<attr>`` read from the real tensor ``p`` stands for (an input, or what an input is
-        now after an in-place write to it), entered at the input's path ``.<attr>`` like any
-        outside read: the prologue fetches it again on every call (a tensor becomes an input of
-        the trace, anything else is guarded). ``(False, None)`` for a tensor computed here."""
-        I = self.interp
-        rec = I.recorder if I is not None else None
-        if rec is None:
-            return False, None
-        hit = rec.input_of.get(id(p))
-        if hit is None and self.written:  # `y = x.add_(1)`: y is x
-            w = self.written
-            hit = next(((v, prov) for v, q, prov in rec.proxies.values()
-                        if w.get(id(q)) is p and id(q) in rec.input_of), None)
-        if hit is None:
-            return False, None
-        value, prov = hit
-        v = getattr(value, attr)
-        return True, I.enter(v, Provenance(ATTR, prov, attr), ev.READ_ATTR, I._current_inst(), attr, value)
-
-    def assertion(self, p):
-        """When tensor ``p``'s truth test only decides whether the program's ``assert`` fails:
-        a check of it, recorded to run on every call, and the truth the program goes on with."""
-        I = self.interp
-        found = assertion_at(I.frames[-1]) if I is not None and I.frames else None
-        if found is None:
-            return None
-        holds, args, inst = found
-        if inst.opname == "COMPARE_OP":
-            # (3.13) the test of the comparison's own result, not of one C code made inside
-            # it (`[a] != [b]` tests `a == b`)
-            last = self.bound_symbols[-1] if self.bound_symbols else None
-            if last is None or last.flat_outs != (p,) or last.sym.id not in _COMPARISONS.get(inst.argval, ()):
-                return None
-        assert_tensor(p, holds, args, f"{inst.site[0]}:{inst.site[1]}")
-        return holds
-
-    recorder = None
-
-    def specialize(self, p, kind, value):
-        """A symbolic number's value is needed (``bool``, ``int``...): guard it (PREDICATE)."""
-        self.recorder.guard(None, PREDICATE, (p, kind, value), key=(id(p), kind))
-
-    def resolve_inputs(self, args, kwargs):
-        I = self.interp
-        if I is None:
-            return args, kwargs
-        return I.recorder.resolve(I, args, kwargs)
 
 
 #: where grad mode's guard reads it (the prologue calls torch.is_grad_enabled())
@@ -664,7 +564,7 @@ def capture(fn, args, kwargs, *, extra_lookasides=None, arg_names=None, record_o
     through a log of this capture's own."""
     lookasides = plugins.registry().cached("capture.lookasides", _merged_lookasides, per_imports=True)
     name = getattr(fn, "__name__", "fn")
-    trace = _CaptureTrace("computation", grad_enabled=torch.is_grad_enabled())
+    trace = CaptureTrace("computation", grad_enabled=torch.is_grad_enabled())
     if symbolic:
         trace.equalities = Equalities(trace)
     cap = Capture(trace, fn_name=name, draw_log=fresh.DrawLog() if draw_log is None else draw_log)

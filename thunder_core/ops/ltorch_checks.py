@@ -2,7 +2,7 @@
 
 The truth of a computed tensor is not known while tracing, but an ``assert`` on one only
 decides whether the program raises. The frontend records such a test as ``assert_tensor``
-(capture.py's ``_CaptureTrace.assertion``) and traces on as if the assertion held: a symbol
+(capture_trace.py's ``CaptureTrace.assertion``) and traces on as if the assertion held: a symbol
 with no outputs tagged ``"effect"``, so it stays in the trace where the program made the
 test, and every call raises the program's AssertionError, with its message, when the
 tensor's truth is not the one the program goes on with. (Eager would have made the writes
