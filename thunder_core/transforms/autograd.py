@@ -81,9 +81,10 @@ def split(trace: Trace, fusing: bool = True) -> Split:
 
 def _without_leaves_made_inside(trace: Trace) -> Trace:
     """``trace`` for the split, where it makes tensors requiring grad inside; raises
-    NotSplittable where that cannot be split. A tensor made requiring grad inside (`torch.ones(3, requires_grad=True)`, wav2vec2's
-    feature encoder setting `requires_grad = True` on a slice of its input) is a leaf of
-    eager's graph, where the split differentiates with respect to the inputs only. That is
+    NotSplittable where that cannot be split. A tensor made requiring grad inside
+    (`torch.ones(3, requires_grad=True)`, wav2vec2's feature encoder setting `requires_grad =
+    True` on a slice of its input) is a leaf of eager's graph, where the split differentiates
+    with respect to the inputs only. That is
     the same wherever nothing can see the difference: the leaf (or what aliases it) is not an
     output, so its ``.grad`` is never read, and every output that requires grad depends on an
     input that does, so it gets its grad_fn from the split's autograd node. Then the writes
