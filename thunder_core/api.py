@@ -21,6 +21,7 @@ from .transforms.grad_regions import restoring_grad_mode, with_grad_regions
 from .guards import fresh
 from .guards.cache import Entry, EntryWithDraws, dispatch_key
 from .guards.prologue import MISS, build_prologue, fast_call
+from .guards.record import TRUTH
 from .ir import Trace
 from .module import ThunderModule, jit_module
 
@@ -393,13 +394,19 @@ class _Explained:
 def _what_changed(previous: Entry | None, cap: Capture) -> str:
     if previous is None:
         return "the cache was empty"
-    old = {(g.prov, g.kind): g for g in previous.capture.guards}
+    old = {_guard_key(g): g for g in previous.capture.guards}
     diffs = []
     for g in cap.guards:
-        o = old.get((g.prov, g.kind))
+        o = old.get(_guard_key(g))
         if o is not None and not _same(o.value, g.value):
-            diffs.append(f"{cap.describe_path(g.prov)}: {o.describe()} -> {g.describe()}")
+            where = "a tensor predicate" if g.kind == TRUTH else cap.describe_path(g.prov)
+            diffs.append(f"{where}: {o.describe()} -> {g.describe()}")
     return "; ".join(diffs[:3]) if diffs else "a check of the previous entry failed"
+
+
+def _guard_key(g):
+    # (guards of tensor predicates have no path: told apart by the predicate itself)
+    return (g.prov, g.kind, g.value.source if g.kind == TRUTH else None)
 
 
 def _same(a, b):
@@ -528,6 +535,10 @@ def explain(obj) -> str:
         text += "\ntiers (regions of compiling executors):" + "".join(f"\n  {t.describe()}" for t in entry.tiered)
     if entry.capture.notes:
         text += "\nwhile tracing:" + "".join(f"\n  {note}" for note in entry.capture.notes)
+    truths = [g for g in entry.capture.guards if g.kind == TRUTH]
+    if truths:
+        text += "\nbranched on tensor predicates of inputs (computed again by the prologue on every call):" + "".join(
+            f"\n  {g.describe()}" for g in truths)
     drawn = entry.capture.draws
     if drawn:
         text += "\ndrawn by the prologue on every call, in this order (inputs of the computation):" + "".join(

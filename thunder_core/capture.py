@@ -40,7 +40,7 @@ from .ir.size import textual
 from .user_errors import annotate, is_user_file
 # what a capture records (guard kinds, Guard, Capture) is defined with the guards; re-exported here
 from .guards.record import BOUND, EQUALS, IDENTITY, LENGTH, NO_HOOKS, SAME_AS, TENSOR, TYPE  # noqa: F401
-from .guards.record import DRAWN, PREDICATE, VALUES, Capture, Draw, Guard  # noqa: F401
+from .guards.record import DRAWN, PREDICATE, TRUTH, VALUES, Capture, Draw, Guard  # noqa: F401
 from .guards import fresh
 from .transforms import autocast
 from . import plugins

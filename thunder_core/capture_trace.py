@@ -2,7 +2,7 @@
 frontend what it knows while tracing: the user's line (``current_source``), a small input
 tensor's values (``known_value``), an attribute of the real tensor an input stands for
 (``outside_attr``: ``.grad``), whether a tensor's truth test is an ``assert``
-(``assertion``), a symbolic number's value (``specialize``) and the proxies of outside values
+(``assertion``) or a cheap predicate of inputs (``input_truth``), a symbolic number's value (``specialize``) and the proxies of outside values
 (``resolve_inputs``)."""
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ import torch
 from .frontend import events as ev
 from .frontend.ops.control import assertion_at
 from .frontend.provenance import ATTR, Provenance
-from .guards.record import PREDICATE, VALUES
-from .ir import Trace
+from .guards.record import PREDICATE, TRUTH, VALUES
+from .guards.truth import truth_check
+from .ir import NumberProxy, Trace
 from .ops.ltorch_checks import assert_tensor
 from .user_errors import plugin_dirs
 
@@ -108,6 +109,20 @@ class CaptureTrace(Trace):
                 return None
         assert_tensor(p, holds, args, f"{inst.site[0]}:{inst.site[1]}")
         return holds
+
+    def input_truth(self, p):
+        """The truth of tensor ``p`` where it is a cheap predicate of input tensors, guarded
+        (TRUTH: the prologue computes it again on every call); None elsewhere."""
+        I = self.interp
+        if I is None:
+            return None
+        inputs = dict(I.recorder.input_of)
+        inputs.update((id(q), (q.hint, prov)) for prov, q in I.recorder.cap.inputs if type(q) is NumberProxy)
+        found = truth_check(self, p, inputs)
+        if found is None:
+            return None
+        I.recorder.guard(None, TRUTH, found, key=(id(p), TRUTH))
+        return found.value
 
     recorder = None
 

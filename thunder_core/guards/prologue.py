@@ -23,8 +23,8 @@ import torch
 
 from . import fresh
 from .predicates import describe, inputs_of, render
-from .record import (BOUND, DRAWN, EQUALS, IDENTITY, LENGTH, NO_HOOKS, PREDICATE, SAME_AS, TENSOR, TYPE, VALUES,
-                     Capture)
+from .record import (BOUND, DRAWN, EQUALS, IDENTITY, LENGTH, NO_HOOKS, PREDICATE, SAME_AS, TENSOR, TRUTH, TYPE,
+                     VALUES, Capture)
 from ..frontend.native import MODULE_TABLES
 from ..frontend.provenance import ARG, ATTR, BUILTIN, CALL, CELL, FRESH, GLOBAL, ITEM, ITER, KWARG, MODULE, Provenance
 from ..ir.codegen import compile_function
@@ -248,6 +248,7 @@ def build_prologue(cap: Capture, args, kwargs, *, check=True, static=False) -> P
     if static and not sizes_now:
         return None
     implied = []  # state guards a TensorGuards check implies (below)
+    truths = []  # TRUTH guards: computed from tensors once their checks passed (below)
     if cap.draws or check:
         for g in cap.guards:
             if g.prov in _IMPLIED_BY_TENSOR_CHECK and _TensorGuards is not None:
@@ -260,6 +261,9 @@ def build_prologue(cap: Capture, args, kwargs, *, check=True, static=False) -> P
                 continue
             if static and g.kind == PREDICATE and all(
                     b.number_inputs.get(id(q)) in sizes_now for q in inputs_of(g.value[0])):
+                continue
+            if g.kind == TRUTH:
+                truths.append(g)
                 continue
             if g.kind == PREDICATE:
                 try:
@@ -288,6 +292,11 @@ def build_prologue(cap: Capture, args, kwargs, *, check=True, static=False) -> P
             # (including its keys) change: a call in the other mode fails that check, so the
             # read is needed only without it
             _emit_check(b, b.fetch(g.prov), g)
+        for g in truths:
+            try:
+                _emit_truth(b, g.value)
+            except NotRefetchable:
+                unchecked.append(g)
     if cap.draws:
         # Fresh values, after every other check (a prologue that misses before drawing has
         # drawn nothing): drawn in program order, each followed by the checks on what the
@@ -446,6 +455,13 @@ def _emit_predicate(b: _Builder, p, kind: str, value):
         b.check(f"not {expr}" if value else expr, why)
     else:
         b.check(f"{expr} != {b.literal(value)}", why)
+
+
+def _emit_truth(b: _Builder, t):
+    """A tensor predicate of inputs the program branched on (guards/truth.py): computed again
+    from this call's tensors, after their checks (the sub-trace was traced for their metadata)."""
+    args = ", ".join(b.fetch(prov) for prov in t.provs)
+    b.check(f"{'not ' if t.value else ''}{b.const(t.fn, 'TRUTH')}({args})", t.describe())
 
 
 def _emit_check(b: _Builder, var: str, g):

@@ -31,6 +31,7 @@ NO_HOOKS = "no-hooks"    # nn.Module without hooks (value: None)
 BOUND = "bound"          # the path must still exist (a global or cell the function deletes)
 VALUES = "values"        # value: a small tensor's contents (tolist()) an op's result shapes depend on
 PREDICATE = "predicate"  # prov None; value: (symbolic NumberProxy, "truth" | "equals", its value this call)
+TRUTH = "truth"          # prov None; value: guards/truth.Truth, a tensor predicate of inputs and its truth
 DRAWN = "drawn"          # prov: FRESH; value: the Draw. The prologue makes the call there (guards/fresh.py)
                          # and checks that it gives a value again (or raises the same exception type)
 
@@ -48,6 +49,8 @@ class Guard:
             return f"values {self.value!r:.60}"
         if self.kind == PREDICATE:
             return describe(*self.value)
+        if self.kind == TRUTH:
+            return self.value.describe()
         if self.kind == DRAWN:
             d = self.value
             return f"{d.name}(...) {'raises ' + d.raised.__name__ if d.raised else 'gives a value'}"

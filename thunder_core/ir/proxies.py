@@ -98,6 +98,11 @@ class Proxy:
             holds = hook(self) if hook is not None else None
             if holds is not None:
                 return holds
+            # a cheap predicate of input tensors (`if not mask.any():`): decided now, guarded
+            hook = getattr(current_trace(), "input_truth", None)
+            truth = hook(self) if hook is not None else None
+            if truth is not None:
+                return truth
         what = "tensor" if isinstance(self, TensorProxy) else "number"
         raise TypeError(
             f"The truth value of a {what} computed inside the jitted function ({self.name} in the trace) is not "
