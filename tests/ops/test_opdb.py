@@ -43,13 +43,6 @@ KNOWN = {
         "unique_consecutive", "bincount", "nonzero", "argwhere", "nn.functional.ctc_loss", "linalg.lstsq",
         "linalg.lstsq.grad_oriented")},
     "nn.functional.one_hot": Known(r"num_classes=-1", "num_classes=-1 needs the largest value of the tensor"),
-    # (its `if torch.any(var < 0)` on an input is decided while tracing and guarded since the
-    # TRUTH guards: what stops it now is the verifier, on the `var.clamp_(min=eps)` it makes under
-    # no_grad: re-run in the trace's grad mode, clamp_'s rule says requires_grad where the call,
-    # made under no_grad, recorded none)
-    "nn.functional.gaussian_nll_loss": Known(r"clamp_.*requires_grad False but the rule gives True",
-                                             "the verifier re-runs an in-place call made under no_grad in the "
-                                             "trace's grad mode"),
     "norm.nuc": Known(r"p='nuc'", "the nuclear norm needs an SVD: refused by name"),
     "sparse.sampled_addmm": Known(r"sparse", "sparse tensor inputs are not supported (traced as dense fake tensors)"),
     "sparse.mm.reduce": Known(r"sparse", "sparse tensor inputs are not supported (traced as dense fake tensors)"),
