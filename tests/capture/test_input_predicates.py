@@ -148,3 +148,16 @@ def test_a_predicate_of_what_the_call_computed_from_inputs():
         x = torch.randn(n) * n
         torch.testing.assert_close(jm(x), eager(x))
         torch.testing.assert_close(m.act.x_min, eager.act.x_min)
+
+
+def test_item_of_a_bool_predicate_of_inputs_is_its_guarded_truth():
+    # HF LED and Longformer: `is_global_attn = is_index_global_attn.flatten().any().item()`
+    def f(x, global_mask):
+        is_global = (global_mask > 0).flatten().any().item()
+        return x * 2 if is_global else x - 1
+
+    jf = tc.jit(f)
+    x = torch.randn(2, 3)
+    for m in (torch.zeros(2, 3), torch.tensor([[0.0, 1.0, 0.0], [0.0, 0.0, 0.0]]), torch.zeros(2, 3)):
+        torch.testing.assert_close(jf(x, m), f(x, m))
+    assert tc.cache_misses(jf) == 2

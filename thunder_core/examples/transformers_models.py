@@ -104,6 +104,13 @@ MORE_SPECS = {
                                                       chunk_size=4)),
     "modernbert": ("AutoModelForMaskedLM", "modernbert", dict(_SMALL, global_attn_every_n_layers=2,
                                                              local_attention=8, pad_token_id=0)),
+    # (FSMT and I-BERT branch on predicates of input tensors: `if not padding_mask.any()`, a
+    # buffer's range; decided while tracing and guarded since guards/truth.py)
+    "fsmt": ("AutoModelForSeq2SeqLM", "fsmt", dict(src_vocab_size=VOCAB, tgt_vocab_size=VOCAB, d_model=32,
+                                                 encoder_layers=2, decoder_layers=2, encoder_attention_heads=4,
+                                                 decoder_attention_heads=4, encoder_ffn_dim=64, decoder_ffn_dim=64,
+                                                 max_position_embeddings=64, langs=["en", "de"])),
+    "ibert": ("AutoModelForMaskedLM", "ibert", dict(_SMALL, pad_token_id=1)),
     # (GPT-OSS: its MoE experts write into a custom op's result, `out.add_(bias)`)
     "gpt_oss": ("AutoModelForCausalLM", "gpt_oss", dict(_GQA, head_dim=8, num_local_experts=4, num_experts_per_tok=2,
                                                         sliding_window=4)),

@@ -259,8 +259,14 @@ def _item(p):
     otherwise the value is data (computed, or floating) and the call says so."""
     from ..ir import current_trace
 
-    hook = getattr(current_trace(), "known_value", None)
+    trace = current_trace()
+    hook = getattr(trace, "known_value", None)
     v = hook(p) if hook is not None and p.numel() == 1 else None
+    if v is None and p.dtype is torch.bool and p.numel() == 1:
+        # a cheap predicate of inputs (HF LED: `global_mask.flatten().any().item()`), decided
+        # and guarded as its truth is (guards/truth.py)
+        hook = getattr(trace, "input_truth", None)
+        v = hook(p) if hook is not None else None
     if v is None:
         return opaque_entry(torch.Tensor.item)(p)  # raises: depends on tensor values
     while type(v) is list:
