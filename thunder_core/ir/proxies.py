@@ -91,18 +91,16 @@ class Proxy:
 
     def __bool__(self):
         if isinstance(self, TensorProxy):
-            # an `assert` on tensor contents: checked on every call (Trace.assertion)
             from .trace import current_trace
 
-            hook = getattr(current_trace(), "assertion", None)
-            holds = hook(self) if hook is not None else None
-            if holds is not None:
-                return holds
-            # a cheap predicate of input tensors (`if not mask.any():`): decided now, guarded
-            hook = getattr(current_trace(), "input_truth", None)
-            truth = hook(self) if hook is not None else None
-            if truth is not None:
-                return truth
+            # an `assert` on tensor contents (checked on every call), else a cheap predicate of
+            # input tensors (`if not mask.any():`: decided now, guarded): the trace's hooks
+            trace = current_trace()
+            for name in ("assertion", "input_truth"):
+                hook = getattr(trace, name, None)
+                truth = hook(self) if hook is not None else None
+                if truth is not None:
+                    return truth
         what = "tensor" if isinstance(self, TensorProxy) else "number"
         raise TypeError(
             f"The truth value of a {what} computed inside the jitted function ({self.name} in the trace) is not "

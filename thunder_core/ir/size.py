@@ -88,7 +88,7 @@ def plain(values):
     level of nesting: shapes reach ops as arguments (``x.view(s)``, ``torch.zeros(s)``) or in
     an argument's list (``x.view([*s])`` unpacks)."""
     for v in values:
-        if _holds_size(v):
+        if _not_plain(v):
             return type(values)(_plain(v) for v in values)
     return values
 
@@ -96,12 +96,12 @@ def plain(values):
 def plain_kwargs(kwargs: dict) -> dict:
     """:func:`plain` for keyword arguments: ``kwargs`` itself when no value holds a ``Size``."""
     for v in kwargs.values():
-        if _holds_size(v):
+        if _not_plain(v):
             return {k: _plain(v) for k, v in kwargs.items()}
     return kwargs
 
 
-def _holds_size(v) -> bool:
+def _not_plain(v) -> bool:
     t = type(v)
     return t in _NOT_PLAIN or ((t is tuple or t is list) and any(type(w) in _NOT_PLAIN for w in v))
 

@@ -168,6 +168,11 @@ class Trace:
     #: on with when the proxy's truth test only decides whether an ``assert`` fails (a check
     #: of it is then recorded, ``ops/ltorch_checks.py``), else None (``Proxy.__bool__``).
     assertion = None
+    #: A hook of the frontend: ``input_truth(tensor_proxy)`` -> the truth of the proxy where it
+    #: is a cheap predicate of input tensors, decided on the real inputs and guarded (the
+    #: prologue computes it again: ``guards/truth.py``), else None (``Proxy.__bool__``,
+    #: ``.item()`` of a bool).
+    input_truth = None
     #: ``{}`` to record each decomposition once per call structure and copy it for later calls
     #: of the same structure (``ir/replay.py``; the capture opts in), else None.
     decompositions = None
