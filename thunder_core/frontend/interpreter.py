@@ -17,7 +17,10 @@ the interpreted frame, so ``send``/``throw``/``close``, ``next`` and finalisatio
 CPython's (see driver.py).
 
 Special methods (``__call__``, ``__init__``, ...) are looked up and bound as CPython's type
-slots do (special.py); the recursion budget is in recursion.py.
+slots do (special.py); the recursion budget is in recursion.py. A ``__call__`` generated as a
+fast path of a general one says so with ``__traced_as__`` (the general method): calling such an
+instance is traced as a call of that method (a jitted function's cache-hit method is traced as
+``JittedFunction.__call__``, whose lookaside inlines it).
 """
 
 from __future__ import annotations
@@ -221,7 +224,7 @@ class Interpreter:
         if fl & HEAPTYPE:  # an instance of a Python class: its __call__, bound like slot_tp_call
             m = lookup(t, "__call__")
             if m is not NULL:
-                r = special.call(self, m, fn, t, args, kwargs)
+                r = special.call(self, getattr(m, "__traced_as__", m), fn, t, args, kwargs)
                 if r is not NULL:
                     return r
         elif t is staticmethod:

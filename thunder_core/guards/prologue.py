@@ -75,6 +75,19 @@ _IMPLIED_BY_TENSOR_CHECK = frozenset(Provenance("state", None, k) for k in (
 _SINGLETONS = (bool, type(None), torch.dtype)
 
 
+class _Check(str):
+    """A generated line that misses when ``cond`` holds: the line itself returns MISS; a hit
+    method (:func:`fast_call`) renders it with its own way out."""
+
+    def __new__(cls, line, cond, why):
+        self = super().__new__(cls, line)
+        self.cond, self.why = cond, why
+        return self
+
+    def render(self, miss: str) -> str:
+        return f"if {self.cond}: {miss}  # {self.why}"
+
+
 class _Builder:
     def __init__(self, args, kwargs):
         self.args, self.kwargs = args, kwargs
@@ -224,10 +237,10 @@ class _Builder:
         if cond in self.checked:  # the same predicate reached twice (two proxies, one expression)
             return
         self.checked.add(cond)
-        self.lines.append(f"if {cond}: return MISS  # {why}")
+        self.lines.append(_Check(f"if {cond}: return MISS  # {why}", cond, why))
 
 
-def build_prologue(cap: Capture, args, kwargs, *, check=True, static=False) -> Prologue | None:
+def build_prologue(cap: Capture, args, kwargs, *, check=True, static=False, used=None) -> Prologue | None:
     """Generate the prologue for ``cap``, resolving paths on this call's ``args``/``kwargs``.
     ``check=False`` fetches inputs without checking them (cache="same input"); fresh values
     are drawn and checked all the same. When the epilogue uses fresh objects
@@ -314,7 +327,8 @@ def build_prologue(cap: Capture, args, kwargs, *, check=True, static=False) -> P
             except NotRefetchable:
                 unchecked.append(g)
         b.lines.append("draws.clear()  # this call's draws are taken")
-    outs = [b.fetch(prov) for prov, _ in cap.inputs]
+    # (``used``: the positions of the inputs the computation takes; the others are not passed)
+    outs = [b.fetch(prov) for i, (prov, _) in enumerate(cap.inputs) if used is None or i in used]
     lines = tuple(b.lines)
     if cap.epilogue_draws:  # fresh objects the epilogue uses (cache.EntryWithDraws passes them on)
         outs.append("(" + "".join(b.exprs[prov] + ", " for prov in cap.epilogue_draws) + ")")
@@ -332,26 +346,51 @@ def _arg_prov(i):
     return Provenance(ARG, None, i)
 
 
-def fast_call(prologue: Prologue, args, kwargs, computation, epilogue, name: str):
-    """One generated function for a cache hit on this entry: the dispatch key's test (as many
+def fast_call(prologue: Prologue, args, kwargs, computation, epilogue, name: str, bound=None, hits=None):
+    """The generated functions for a cache hit on this entry: the dispatch key's test (as many
     positional arguments of the same types, the same keyword names), the prologue's checks,
-    and the call of the computation (and epilogue): ``fast(args, kwargs)`` returns the call's
-    result, or ``MISS`` (any exception while checking is a miss; the computation's own
-    exceptions propagate). Saves the key's tuple, the dict probe and two calls per hit."""
-    consts = {**prologue.consts, "COMPUTATION": computation, "EPILOGUE": epilogue}
+    and the call of the computation (and epilogue), in one function. Returns ``(fast, hit)``:
+
+    - ``fast(args, kwargs)`` returns the call's result, or ``MISS`` (any exception while
+      checking is a miss; the computation's own exceptions propagate);
+    - ``hit(jitted, *args, **kwargs)``, the same as the jitted function's ``__call__``
+      (api.JittedFunction._ran installs it): it counts the hit and returns the result, and on
+      a miss returns ``jitted._call(args, kwargs)``. ``bound``: the object of a jitted bound
+      method, the first of the prologue's ``args`` but not of the caller's; ``hits``: a
+      one-item list, the count of hits.
+
+    The hit method is what a cache hit costs: one Python frame between the caller and the
+    computation (slot_tp_call, the checks, the call)."""
+    consts = {**prologue.consts, "COMPUTATION": computation, "EPILOGUE": epilogue, "BOUND": bound,
+              "HITS": [0] if hits is None else hits}
+    first = bound is not None  # the prologue's args[0] is the bound object
     key = [f"len(args) != {len(args)}", f"tuple(kwargs) != {tuple(kwargs)!r}" if kwargs else "kwargs"]
     for i, a in enumerate(args):
-        if i not in prologue.typed:
+        if i not in prologue.typed and not (first and i == 0):
             t = f"AT{i}"
             consts[t] = type(a)
             key.append(f"type(args[{i}]) is not {t}")
     call = f"COMPUTATION({', '.join(prologue.outputs)})"
     if epilogue is not None:
         call = f"EPILOGUE(args, kwargs, {call})"
-    body = "\n".join("        " + line for line in (f"if {' or '.join(key)}: return MISS", *prologue.body))
-    source = (f"def fast(args, kwargs):\n    try:\n{body}\n    except Exception:  # a path that no longer exists\n"
-              f"        return MISS\n    return {call}\n")
-    return compile_function(source, "fast", f"cache hit {name}", consts)
+
+    def lines(miss):
+        return (f"if {' or '.join(key)}: {miss}", *(ln.render(miss) if type(ln) is _Check else ln
+                                                   for ln in prologue.body))
+    checks = "\n".join("        " + line for line in lines("return MISS"))
+    fast = (f"def fast(args, kwargs):\n    try:\n{checks}\n    except Exception:  # a path that no longer exists\n"
+            f"        return MISS\n    return {call}\n")
+    # The hit method leaves its checks by `break`, to call _call outside the try: what _call
+    # raises (the program's own exceptions, while compiling) must neither be caught there nor
+    # carry a check's exception as its context. (A hit is counted before the computation runs:
+    # one whose computation raises is still a hit.)
+    checks = "\n".join("            " + line for line in lines("break"))
+    params, args_ = ("*given", "    args = (BOUND, *given)\n") if first else ("*args", "")
+    hit = (f"def hit(self, {params}, **kwargs):\n{args_}    while True:\n        try:\n{checks}\n"
+           f"        except Exception:  # a path that no longer exists\n            break\n"
+           f"        HITS[0] += 1\n        return {call}\n    return self._call({params[1:]}, kwargs)\n")
+    fn = compile_function(f"{fast}\n\n{hit}", "fast", f"cache hit {name}", consts)
+    return fn, fn.__globals__["hit"]
 
 
 try:  # torch's own C++ tensor checks (used by torch.compile): one call checks many tensors
