@@ -50,6 +50,19 @@ def _without_autocast(fn):
     return run
 
 
+class _FirstRun:
+    """What a freshly compiled entry's hit method is called with in place of the jitted
+    function, for the compile's own call: a failed check returns MISS (the general prologue
+    then runs) instead of taking the slow path, which would compile again."""
+
+    @staticmethod
+    def _call(args, kwargs):
+        return MISS
+
+
+_FIRST_RUN = _FirstRun()
+
+
 class JittedFunction:
     """``tc.jit(fn)``: calls ``fn`` through cached, guarded compiled traces."""
 
@@ -228,10 +241,14 @@ class JittedFunction:
             # and verifier make on its symbolic sizes are its own guards, never the other trace's
             with tracing(None):
                 entry = self._compile(args, kwargs)
-            if entry.fast is not None and not self._draws.draws:
-                # the cache hit's function checks and runs this call too (the general prologue is
+            if entry.hit is not None and not self._draws.draws:
+                # the cache hit's method checks and runs this call too (the general prologue is
                 # then compiled only if a later call needs it: a new size, another entry's hit)
-                out = entry.fast(args, kwargs)
+                n = self._hits[0]
+                try:
+                    out = entry.hit(_FIRST_RUN, *(args[1:] if self._bound is not None else args), **kwargs)
+                finally:
+                    self._hits[0] = n  # (not a hit: the compile's own call)
                 if out is not MISS:
                     return out
             # the new entry's prologue takes the fresh values the trace drew (guards/fresh.py)
@@ -280,8 +297,8 @@ class JittedFunction:
         elif self.cache != "no caching":
             if self.cache != "same input" and not cap.epilogue_draws:  # (the prologue returns draws too)
                 static = build_prologue(cap, args, kwargs, static=True, used=used)  # (None: the same as prologue)
-                entry.fast, entry.hit = fast_call(static or prologue, args, kwargs, computation, epilogue,
-                                                  self.__qualname__, self._bound, self._hits)
+                entry.hit = fast_call(static or prologue, args, kwargs, computation, epilogue, self.__qualname__,
+                                      self._bound, self._hits)
                 entry.hit.__traced_as__ = JittedFunction.__call__  # (by the interpreter, called inside a trace)
             key = dispatch_key(args, kwargs)
             previous = self._last

@@ -347,20 +347,16 @@ def _arg_prov(i):
 
 
 def fast_call(prologue: Prologue, args, kwargs, computation, epilogue, name: str, bound=None, hits=None):
-    """The generated functions for a cache hit on this entry: the dispatch key's test (as many
-    positional arguments of the same types, the same keyword names), the prologue's checks,
-    and the call of the computation (and epilogue), in one function. Returns ``(fast, hit)``:
-
-    - ``fast(args, kwargs)`` returns the call's result, or ``MISS`` (any exception while
-      checking is a miss; the computation's own exceptions propagate);
-    - ``hit(jitted, *args, **kwargs)``, the same as the jitted function's ``__call__``
-      (api.JittedFunction._ran installs it): it counts the hit and returns the result, and on
-      a miss returns ``jitted._call(args, kwargs)``. ``bound``: the object of a jitted bound
-      method, the first of the prologue's ``args`` but not of the caller's; ``hits``: a
-      one-item list, the count of hits.
-
-    The hit method is what a cache hit costs: one Python frame between the caller and the
-    computation (slot_tp_call, the checks, the call)."""
+    """The generated method for a cache hit on this entry, ``hit(jitted, *args, **kwargs)``,
+    the same as the jitted function's ``__call__`` (api.JittedFunction._ran installs it): the
+    dispatch key's test (as many positional arguments of the same types, the same keyword
+    names), the prologue's checks, and the call of the computation (and epilogue), in one
+    Python frame between the caller and the computation. A hit is counted in ``hits`` (a
+    one-item list) before the computation runs, so one whose computation raises is still a
+    hit; the computation's exceptions propagate. A failed check (or any exception while
+    checking: a path that no longer exists) returns ``jitted._call(args, kwargs)``, the slow
+    path. ``bound``: the object of a jitted bound method, the first of the prologue's ``args``
+    but not of the caller's."""
     consts = {**prologue.consts, "COMPUTATION": computation, "EPILOGUE": epilogue, "BOUND": bound,
               "HITS": [0] if hits is None else hits}
     first = bound is not None  # the prologue's args[0] is the bound object
@@ -373,24 +369,16 @@ def fast_call(prologue: Prologue, args, kwargs, computation, epilogue, name: str
     call = f"COMPUTATION({', '.join(prologue.outputs)})"
     if epilogue is not None:
         call = f"EPILOGUE(args, kwargs, {call})"
-
-    def lines(miss):
-        return (f"if {' or '.join(key)}: {miss}", *(ln.render(miss) if type(ln) is _Check else ln
-                                                   for ln in prologue.body))
-    checks = "\n".join("        " + line for line in lines("return MISS"))
-    fast = (f"def fast(args, kwargs):\n    try:\n{checks}\n    except Exception:  # a path that no longer exists\n"
-            f"        return MISS\n    return {call}\n")
-    # The hit method leaves its checks by `break`, to call _call outside the try: what _call
-    # raises (the program's own exceptions, while compiling) must neither be caught there nor
-    # carry a check's exception as its context. (A hit is counted before the computation runs:
-    # one whose computation raises is still a hit.)
-    checks = "\n".join("            " + line for line in lines("break"))
+    # A failed check leaves by `break`, so _call runs outside the checks' try: what it raises
+    # (the program's own exceptions, while compiling) must neither be caught there (and taken
+    # for a failed check) nor carry a check's exception as its context.
+    checks = "\n".join("            " + (ln.render("break") if type(ln) is _Check else ln)
+                       for ln in (_Check("", " or ".join(key), "the dispatch key"), *prologue.body))
     params, args_ = ("*given", "    args = (BOUND, *given)\n") if first else ("*args", "")
-    hit = (f"def hit(self, {params}, **kwargs):\n{args_}    while True:\n        try:\n{checks}\n"
-           f"        except Exception:  # a path that no longer exists\n            break\n"
-           f"        HITS[0] += 1\n        return {call}\n    return self._call({params[1:]}, kwargs)\n")
-    fn = compile_function(f"{fast}\n\n{hit}", "fast", f"cache hit {name}", consts)
-    return fn, fn.__globals__["hit"]
+    source = (f"def hit(self, {params}, **kwargs):\n{args_}    while True:\n        try:\n{checks}\n"
+              f"        except Exception:  # a path that no longer exists\n            break\n"
+              f"        HITS[0] += 1\n        return {call}\n    return self._call({params[1:]}, kwargs)\n")
+    return compile_function(source, "hit", f"cache hit {name}", consts)
 
 
 try:  # torch's own C++ tensor checks (used by torch.compile): one call checks many tensors
