@@ -140,12 +140,13 @@ class JittedFunction:
         which calls alternating between entries (a branch on a random draw) would pay often."""
         n = self._hits[0]
         self._ran_last, self._mark = entry, n
-        if entry is not self._streak[0] or n != self._streak[1] + 1:
-            self._streak = [entry, n, 1]
-        else:
-            self._streak[1:] = n, self._streak[2] + 1
-            if self._streak[2] >= SWITCH_AFTER:
+        s = self._streak
+        if entry is s[0] and n == s[1] + 1:
+            s[1], s[2] = n, s[2] + 1
+            if s[2] >= SWITCH_AFTER:
                 self._ran(entry)
+        else:
+            s[:] = entry, n, 1
 
     def _call(self, args, kwargs):
         """A call the last entry's hit function did not take: the other entries, else a compile."""
@@ -159,6 +160,10 @@ class JittedFunction:
         if self.cache != "no caching":
             entries = self._entries.get(dispatch_key(args, kwargs))
             if entries:
+                if entries[0] is self._installed and len(entries) > 1:
+                    # the installed entry's hit method has just missed: its general prologue (other
+                    # sizes) is tried after the other entries' (another branch of the program)
+                    entries = entries[1:] + entries[:1]
                 for e in entries:
                     try:
                         inputs = e.prologue.fn(args, kwargs)
