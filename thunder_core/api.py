@@ -136,8 +136,8 @@ class JittedFunction:
     def _took(self, entry: Entry) -> None:
         """``entry`` took a call that the installed hit method missed. Its hit method is
         installed after SWITCH_AFTER such calls in a row (no other hit between): setting a
-        class's ``__call__`` undoes the interpreter's specialisations of its callers (~1.5 us),
-        which calls alternating between entries (a branch on a random draw) would pay often."""
+        class's ``__call__`` undoes CPython's specialisations of the code calling it (~1.5 us), which
+        calls alternating between entries (a branch on a random draw) would pay often."""
         n = self._hits[0]
         self._ran_last, self._mark = entry, n
         s = self._streak

@@ -224,7 +224,9 @@ class Interpreter:
         if fl & HEAPTYPE:  # an instance of a Python class: its __call__, bound like slot_tp_call
             m = lookup(t, "__call__")
             if m is not NULL:
-                r = special.call(self, getattr(m, "__traced_as__", m), fn, t, args, kwargs)
+                if type(m) is FunctionType:  # (a generated fast path names what it stands for)
+                    m = m.__dict__.get("__traced_as__", m)
+                r = special.call(self, m, fn, t, args, kwargs)
                 if r is not NULL:
                     return r
         elif t is staticmethod:
