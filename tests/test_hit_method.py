@@ -121,7 +121,7 @@ def test_a_jitted_bound_method_hits_and_sees_its_object_change():
 
 def test_the_computation_takes_only_the_inputs_it_reads():
     """Symbolic sizes a torch-run trace does not use are not parameters of the computation
-    (api._drop_unused_inputs); the prologue still checks them, and other sizes still work."""
+    (execution/lowering._drop_unused_inputs); the prologue still checks them, and other sizes still work."""
     def f(a, b):
         return a * b + a
 

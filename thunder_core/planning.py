@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 import torch
 import torch.utils._pytree as pytree
 
-from .api import CACHE_MODES, DEFAULT_CACHE, JittedFunction, _call_module, executor_named, lower
+from .api import CACHE_MODES, DEFAULT_CACHE, JittedFunction, _call_module, executor_named
+from .execution.lowering import lower
 from .execution.claims import Region
 from .execution.cost import CostModel
 from .execution.profiles import DeviceProfile, profile

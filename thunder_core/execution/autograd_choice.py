@@ -12,7 +12,7 @@ which records a node per differentiable op (``DEFAULT_GRAD_NODE_US`` each, forwa
 backward together) and runs their backward in C++. Only executors whose implementations PyTorch's
 autograd records (``Executor.differentiable``, the torch executor) can run it that way.
 
-:func:`op_by_op_us` estimates that alternative; the lowering (``api.lower``) takes it when it
+:func:`op_by_op_us` estimates that alternative; the lowering (``execution.lowering.lower``) takes it when it
 is cheaper than the split's estimate (its partitions' cost plus the split's price). Because each
 op adds its price, only traces of fewer than (split price / op price) differentiable ops can
 qualify, so it is never considered for a model of any size. The prices are measured by
