@@ -245,7 +245,7 @@ class _Box:
 @pytest.mark.parametrize("second", ["fewer", "more", "keyword", "unused type", "subclass"])
 def test_the_one_call_hit_path_keeps_the_dispatch_keys_distinctions(second):
     """A hit on the entry that ran last is checked and run by one generated function
-    (prologue.fast_call); it still tells apart everything the dispatch key does, including
+    (prologue.hit_method); it still tells apart everything the dispatch key does, including
     an argument the function never reads."""
     def f(a, b=None, *rest, **kw):
         return a * 2 + len(rest)
@@ -302,7 +302,7 @@ def test_the_hit_path_for_the_traced_sizes_and_other_sizes_agree_with_eager():
 
 def test_the_general_prologue_is_compiled_only_when_a_call_needs_it():
     """A compile's first call and the hits of its sizes run through the one-call hit function
-    (guards/prologue.py fast_call): the general prologue, which accepts other sizes, is compiled
+    (guards/prologue.py hit_method): the general prologue, which accepts other sizes, is compiled
     the first time a call reaches it, and that call is a hit, not a compile."""
     def f(x, y):
         return x * y + x

@@ -1,4 +1,4 @@
-"""The cache hit as one generated method (api.JittedFunction._ran, guards/prologue.fast_call):
+"""The cache hit as one generated method (api.JittedFunction._ran, guards/prologue.hit_method):
 each jitted function is the only instance of its own class, whose ``__call__`` is the hit
 method of the entry that ran last. These tests compare with eager and check what the
 machinery must keep: the jitted function inlined when called inside another trace, hits and

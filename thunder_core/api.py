@@ -16,7 +16,7 @@ from .execution.lowering import lower, target_of
 from .execution.partition import partition
 from .guards import fresh
 from .guards.cache import Entry, EntryWithDraws, dispatch_key
-from .guards.prologue import MISS, build_prologue, fast_call
+from .guards.prologue import MISS, build_prologue, hit_method
 from .guards.record import TRUTH
 from .ir import Trace
 from .module import ThunderModule, jit_module
@@ -298,7 +298,7 @@ class JittedFunction:
         elif self.cache != "no caching":
             if self.cache != "same input" and not cap.epilogue_draws:  # (the prologue returns draws too)
                 static = build_prologue(cap, args, kwargs, static=True, used=used)  # (None: the same as prologue)
-                entry.hit = fast_call(static or prologue, args, kwargs, computation, epilogue, self.__qualname__,
+                entry.hit = hit_method(static or prologue, args, kwargs, computation, epilogue, self.__qualname__,
                                       self._bound, self._hits)
                 entry.hit.__traced_as__ = JittedFunction.__call__  # (by the interpreter, called inside a trace)
             key = dispatch_key(args, kwargs)

@@ -27,7 +27,7 @@ class Entry:
     explanation: object = None       # the partitioner's decisions (tc.explain)
     backward_traces: list = None     # [backward, its execution trace] when the compile split for autograd
     tiered: list = ()                # TieredRegions: compiling executors' regions (execution/tiered.py)
-    hit: object = None               # key, checks and run in one: the jitted function's __call__ (prologue.fast_call)
+    hit: object = None               # key, checks and run in one: the jitted function's __call__ (prologue.hit_method)
 
     def run(self, inputs, args, kwargs):
         if self.epilogue is None:

@@ -42,17 +42,17 @@ class NotRefetchable(Exception):
 class Prologue:
     """A generated prologue: ``fn(args, kwargs)`` returns the computation's inputs or MISS.
     ``fn`` is compiled when first used: a compile's first call, and its cache hits, run through
-    :func:`fast_call`'s function, which holds the same lines, so a cached entry's prologue may
-    never run (compiling it cost ~6 ms of a 12-layer GPT's ~85 ms first call)."""
+    the hit method (:func:`hit_method`), which holds the same lines, so a cached entry's
+    prologue may never run (compiling it cost ~6 ms of a 12-layer GPT's ~85 ms first call)."""
 
     source: str
     guards_unchecked: list  # guards whose path cannot be re-fetched: the entry is not cached (api.py)
-    body: tuple = ()        # the generated lines before the final return (for fast_call)
+    body: tuple = ()        # the generated lines before the final return (for hit_method)
     outputs: tuple = ()     # the locals holding the computation's inputs
     consts: dict = None     # the generated code's constants
     typed: frozenset = frozenset()  # positions of args whose exact type the checks already test
     #: what its compiled code is named after; None: never compiled (a static prologue, whose
-    #: lines go into fast_call's function)
+    #: lines go into the hit method)
     label: str | None = None
     _fn: object = field(default=None, repr=False)  # the compiled ``fn``, once used
 
@@ -76,11 +76,11 @@ _SINGLETONS = (bool, type(None), torch.dtype)
 
 
 class _Check(str):
-    """A generated line that misses when ``cond`` holds: the line itself returns MISS; a hit
-    method (:func:`fast_call`) renders it with its own way out."""
+    """A generated line that misses when ``cond`` holds: the line itself returns MISS (the
+    prologue's way out); the hit method (:func:`hit_method`) renders it with its own."""
 
-    def __new__(cls, line, cond, why):
-        self = super().__new__(cls, line)
+    def __new__(cls, cond, why):
+        self = super().__new__(cls, f"if {cond}: return MISS  # {why}")
         self.cond, self.why = cond, why
         return self
 
@@ -237,7 +237,7 @@ class _Builder:
         if cond in self.checked:  # the same predicate reached twice (two proxies, one expression)
             return
         self.checked.add(cond)
-        self.lines.append(_Check(f"if {cond}: return MISS  # {why}", cond, why))
+        self.lines.append(_Check(cond, why))
 
 
 def build_prologue(cap: Capture, args, kwargs, *, check=True, static=False, used=None) -> Prologue | None:
@@ -246,13 +246,13 @@ def build_prologue(cap: Capture, args, kwargs, *, check=True, static=False, used
     are drawn and checked all the same. When the epilogue uses fresh objects
     (``cap.epilogue_draws``), the prologue returns them, in a tuple, after the inputs.
 
-    ``static=True``: a stricter prologue for the cache hit's fast path (:func:`fast_call`),
+    ``static=True``: a stricter prologue for the cache hit's fast path (:func:`hit_method`),
     for calls whose tensors have exactly the sizes and strides of *this* call (the one traced):
     one TensorGuards call checks them all, the symbolic sizes become constants, and the
     predicates on sizes alone are left out (they held on these sizes when traced). A call with
     other sizes misses it and takes the general prologue. None where it would be the general
     one (no tensor has symbolic sizes) or TensorGuards is unavailable. Its ``fn`` is None: it
-    is only material for :func:`fast_call`."""
+    is only material for :func:`hit_method`."""
     b = _Builder(args, kwargs)
     unchecked, tensors, drawn = [], [], []
     b.number_inputs = {id(p): prov for prov, p in cap.inputs}
@@ -336,7 +336,7 @@ def build_prologue(cap: Capture, args, kwargs, *, check=True, static=False, used
     body = "\n".join("    " + line for line in b.lines)
     source = f"def prologue(args, kwargs):\n{body}\n"
     typed = frozenset(i for i, a in enumerate(args) if b.exprs.get(_arg_prov(i)) in b.typed)
-    # (a static prologue's lines go into fast_call's function; compiled on its own it would never
+    # (a static prologue's lines go into the hit method; compiled on its own it would never
     # run: ~5 ms of a 12-layer GPT's first call)
     return Prologue(source, unchecked, lines, tuple(outs), b.consts, typed,
                     None if static else f"prologue {cap.fn_name}")
@@ -346,7 +346,7 @@ def _arg_prov(i):
     return Provenance(ARG, None, i)
 
 
-def fast_call(prologue: Prologue, args, kwargs, computation, epilogue, name: str, bound=None, hits=None):
+def hit_method(prologue: Prologue, args, kwargs, computation, epilogue, name: str, bound=None, hits=None):
     """The generated method for a cache hit on this entry, ``hit(jitted, *args, **kwargs)``,
     the same as the jitted function's ``__call__`` (api.JittedFunction._ran installs it): the
     dispatch key's test (as many positional arguments of the same types, the same keyword
@@ -373,7 +373,7 @@ def fast_call(prologue: Prologue, args, kwargs, computation, epilogue, name: str
     # (the program's own exceptions, while compiling) must neither be caught there (and taken
     # for a failed check) nor carry a check's exception as its context.
     checks = "\n".join("            " + (ln.render("break") if type(ln) is _Check else ln)
-                       for ln in (_Check("", " or ".join(key), "the dispatch key"), *prologue.body))
+                       for ln in (_Check(" or ".join(key), "the dispatch key"), *prologue.body))
     params, args_ = ("*given", "    args = (BOUND, *given)\n") if first else ("*args", "")
     source = (f"def hit(self, {params}, **kwargs):\n{args_}    while True:\n        try:\n{checks}\n"
               f"        except Exception:  # a path that no longer exists\n            break\n"
