@@ -87,7 +87,7 @@ class JittedFunction:
         self._mark = 0                        # the hit count after _ran_last ran
         self.misses = 0
         self._hits = [0]  # (a list the hit methods add to: cheaper than an attribute of this object)
-        self._streak = [None, 0, 0]  # (_took: the entry that took the last calls, hits then, how many)
+        self._streak = [None, 0]  # (_took: the entry that took the last calls in a row, how many)
         self._warned = False
         self.arg_names = None  # names of positional arguments for traces and messages
         functools.update_wrapper(self, fn, updated=())
@@ -134,15 +134,15 @@ class JittedFunction:
         installed after SWITCH_AFTER such calls in a row (no other hit between): setting a
         class's ``__call__`` undoes CPython's specialisations of the code calling it (~1.5 us), which
         calls alternating between entries (a branch on a random draw) would pay often."""
-        n = self._hits[0]
+        n, s = self._hits[0], self._streak
+        in_a_row = entry is s[0] and n == self._mark + 1  # (only this call counted since the last one ran)
         self._ran_last, self._mark = entry, n
-        s = self._streak
-        if entry is s[0] and n == s[1] + 1:
-            s[1], s[2] = n, s[2] + 1
-            if s[2] >= SWITCH_AFTER:
+        if in_a_row:
+            s[1] += 1
+            if s[1] >= SWITCH_AFTER:
                 self._ran(entry)
         else:
-            s[:] = entry, n, 1
+            s[:] = entry, 1
 
     def _call(self, args, kwargs):
         """A call the last entry's hit function did not take: the other entries, else a compile."""
@@ -299,7 +299,7 @@ class JittedFunction:
             if self.cache != "same input" and not cap.epilogue_draws:  # (the prologue returns draws too)
                 static = build_prologue(cap, args, kwargs, static=True, used=used)  # (None: the same as prologue)
                 entry.hit = hit_method(static or prologue, args, kwargs, computation, epilogue, self.__qualname__,
-                                      self._bound, self._hits)
+                                       bound=self._bound, hits=self._hits)
                 entry.hit.__traced_as__ = JittedFunction.__call__  # (by the interpreter, called inside a trace)
             key = dispatch_key(args, kwargs)
             previous = self._last

@@ -80,12 +80,16 @@ class _Check(str):
     prologue's way out); the hit method (:func:`hit_method`) renders it with its own."""
 
     def __new__(cls, cond, why):
-        self = super().__new__(cls, f"if {cond}: return MISS  # {why}")
+        self = super().__new__(cls, _check_line(cond, "return MISS", why))
         self.cond, self.why = cond, why
         return self
 
     def render(self, miss: str) -> str:
-        return f"if {self.cond}: {miss}  # {self.why}"
+        return _check_line(self.cond, miss, self.why)
+
+
+def _check_line(cond, miss, why):
+    return f"if {cond}: {miss}  # {why}"
 
 
 class _Builder:
@@ -346,7 +350,7 @@ def _arg_prov(i):
     return Provenance(ARG, None, i)
 
 
-def hit_method(prologue: Prologue, args, kwargs, computation, epilogue, name: str, bound=None, hits=None):
+def hit_method(prologue: Prologue, args, kwargs, computation, epilogue, name: str, *, bound, hits):
     """The generated method for a cache hit on this entry, ``hit(jitted, *args, **kwargs)``,
     the same as the jitted function's ``__call__`` (api.JittedFunction._ran installs it): the
     dispatch key's test (as many positional arguments of the same types, the same keyword
@@ -358,7 +362,7 @@ def hit_method(prologue: Prologue, args, kwargs, computation, epilogue, name: st
     path. ``bound``: the object of a jitted bound method, the first of the prologue's ``args``
     but not of the caller's."""
     consts = {**prologue.consts, "COMPUTATION": computation, "EPILOGUE": epilogue, "BOUND": bound,
-              "HITS": [0] if hits is None else hits}
+              "HITS": hits}
     first = bound is not None  # the prologue's args[0] is the bound object
     key = [f"len(args) != {len(args)}", f"tuple(kwargs) != {tuple(kwargs)!r}" if kwargs else "kwargs"]
     for i, a in enumerate(args):
